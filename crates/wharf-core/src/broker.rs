@@ -1,0 +1,265 @@
+//! The input broker: every server-to-user request, whatever the era or the wire, goes through here.
+//!
+//! ```text
+//! legacy request | MRTR inputRequest -> InputRequest -> capability + policy -> UserAgent -> InputAnswer -> wire
+//! ```
+//! Capabilities are declared exactly: a kind Wharf did not declare is refused here, before any user sees it.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InputKind {
+    Roots,
+    ElicitationForm,
+    ElicitationUrl,
+    Sampling,
+}
+
+impl InputKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InputKind::Roots => "roots",
+            InputKind::ElicitationForm => "elicitation_form",
+            InputKind::ElicitationUrl => "elicitation_url",
+            InputKind::Sampling => "sampling",
+        }
+    }
+}
+
+/// One question from a server, with who asks and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct InputRequest {
+    pub server: String,
+    pub kind: InputKind,
+    /// The user action that caused it, e.g. "calling tool echo".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cause: Option<String>,
+    /// The request's params as the server sent them.
+    pub params: Value,
+}
+
+/// The user's answer. `Accept` carries what goes back (form content, a sampling reply...).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "lowercase")]
+pub enum InputAnswer {
+    Accept {
+        #[serde(default, skip_serializing_if = "Value::is_null")]
+        content: Value,
+    },
+    Decline,
+    Cancel,
+}
+
+/// Whatever stands for the user: the app's dialogs, terminal prompts, or scripted answers in tests.
+pub trait UserAgent: Send + Sync {
+    fn answer(&self, request: InputRequest) -> BoxFuture<'_, InputAnswer>;
+}
+
+/// Which server-to-user requests Wharf declares. Each feature issue turns its kind on when it is served end to end.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DeclaredCapabilities {
+    pub roots: bool,
+    pub elicitation_form: bool,
+    pub elicitation_url: bool,
+    pub sampling: bool,
+}
+
+impl DeclaredCapabilities {
+    pub fn declares(&self, kind: InputKind) -> bool {
+        match kind {
+            InputKind::Roots => self.roots,
+            InputKind::ElicitationForm => self.elicitation_form,
+            InputKind::ElicitationUrl => self.elicitation_url,
+            InputKind::Sampling => self.sampling,
+        }
+    }
+}
+
+/// Why a request never reached the user.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BrokerRefusal {
+    #[error("{} is not a capability Wharf declared", .0.as_str())]
+    Undeclared(InputKind),
+}
+
+impl BrokerRefusal {
+    /// The JSON-RPC error the spec names for a legacy request of an undeclared kind.
+    pub fn jsonrpc_code(&self) -> i32 {
+        match self {
+            // roots.mdx: "Client does not support roots: -32601"; sampling is a method we do not offer either.
+            BrokerRefusal::Undeclared(InputKind::Roots | InputKind::Sampling) => -32601,
+            // elicitation.mdx: a mode not declared in client capabilities gets -32602.
+            BrokerRefusal::Undeclared(InputKind::ElicitationForm | InputKind::ElicitationUrl) => -32602,
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct Broker {
+    pub capabilities: DeclaredCapabilities,
+    agent: Arc<dyn UserAgent>,
+}
+
+impl Broker {
+    pub fn new(capabilities: DeclaredCapabilities, agent: Arc<dyn UserAgent>) -> Self {
+        Broker {
+            capabilities,
+            agent,
+        }
+    }
+
+    pub async fn ask(&self, request: InputRequest) -> Result<InputAnswer, BrokerRefusal> {
+        if !self.capabilities.declares(request.kind) {
+            return Err(BrokerRefusal::Undeclared(request.kind));
+        }
+        Ok(self.agent.answer(request).await)
+    }
+}
+
+impl std::fmt::Debug for Broker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Broker").field("capabilities", &self.capabilities).finish()
+    }
+}
+
+/// Declines everything: what a non-interactive `wharf` without `--answers` does (and says so on stderr).
+pub struct DeclineAll;
+
+impl UserAgent for DeclineAll {
+    fn answer(&self, request: InputRequest) -> BoxFuture<'_, InputAnswer> {
+        tracing::warn!(
+            server = %request.server,
+            kind = request.kind.as_str(),
+            "no terminal and no --answers file: declined"
+        );
+        Box::pin(async { InputAnswer::Decline })
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AnswersError {
+    #[error("cannot read answers file {path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("answers file {path}: {message}")]
+    Invalid { path: String, message: String },
+}
+
+/// Answers from a `--answers` file: per kind one answer or a list consumed in order (the last one repeats).
+/// A kind without an entry is declined.
+#[derive(Debug, Default)]
+pub struct ScriptedAgent {
+    queues: Mutex<std::collections::HashMap<InputKind, (Vec<InputAnswer>, usize)>>,
+}
+
+impl ScriptedAgent {
+    pub fn load(path: &Path) -> Result<Self, AnswersError> {
+        let text = std::fs::read_to_string(path).map_err(|source| AnswersError::Read {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Self::parse(&text).map_err(|message| AnswersError::Invalid {
+            path: path.display().to_string(),
+            message,
+        })
+    }
+
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let root: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let Value::Object(map) = root else {
+            return Err("the top level must be an object keyed by request kind".into());
+        };
+        let mut queues = std::collections::HashMap::new();
+        for (key, value) in map {
+            let kind: InputKind = serde_json::from_value(Value::String(key.clone()))
+                .map_err(|_| format!("unknown request kind \"{key}\""))?;
+            let items = match value {
+                Value::Array(items) => items,
+                single => vec![single],
+            };
+            let answers = items
+                .into_iter()
+                .map(|item| serde_json::from_value::<InputAnswer>(item).map_err(|e| format!("\"{key}\": {e}")))
+                .collect::<Result<Vec<_>, _>>()?;
+            if !answers.is_empty() {
+                queues.insert(kind, (answers, 0));
+            }
+        }
+        Ok(ScriptedAgent {
+            queues: Mutex::new(queues),
+        })
+    }
+
+    fn next(&self, kind: InputKind) -> InputAnswer {
+        let Ok(mut queues) = self.queues.lock() else {
+            return InputAnswer::Decline;
+        };
+        match queues.get_mut(&kind) {
+            Some((answers, next)) => {
+                let i = (*next).min(answers.len() - 1);
+                *next += 1;
+                answers[i].clone()
+            }
+            None => InputAnswer::Decline,
+        }
+    }
+}
+
+impl UserAgent for ScriptedAgent {
+    fn answer(&self, request: InputRequest) -> BoxFuture<'_, InputAnswer> {
+        let answer = self.next(request.kind);
+        Box::pin(async move { answer })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(kind: InputKind) -> InputRequest {
+        InputRequest {
+            server: "s".into(),
+            kind,
+            cause: None,
+            params: Value::Null,
+        }
+    }
+
+    #[tokio::test]
+    async fn scripted_answers_are_consumed_in_order_and_the_last_repeats() {
+        let agent = ScriptedAgent::parse(
+            r#"{"elicitation_form": [{"action": "accept", "content": {"n": 1}}, {"action": "cancel"}],
+                "sampling": {"action": "decline"}}"#,
+        )
+        .unwrap();
+        let form = || agent.answer(request(InputKind::ElicitationForm));
+        assert_eq!(form().await, InputAnswer::Accept { content: serde_json::json!({"n": 1}) });
+        assert_eq!(form().await, InputAnswer::Cancel);
+        assert_eq!(form().await, InputAnswer::Cancel);
+        assert_eq!(agent.answer(request(InputKind::Sampling)).await, InputAnswer::Decline);
+        assert_eq!(agent.answer(request(InputKind::ElicitationUrl)).await, InputAnswer::Decline);
+    }
+
+    #[test]
+    fn bad_answers_files_are_clear_errors() {
+        assert!(ScriptedAgent::parse(r#"{"elicitation": {"action": "accept"}}"#).unwrap_err().contains("elicitation"));
+        assert!(ScriptedAgent::parse(r#"{"sampling": {"action": "maybe"}}"#).unwrap_err().contains("sampling"));
+    }
+
+    #[tokio::test]
+    async fn undeclared_kinds_never_reach_the_user() {
+        let broker = Broker::new(DeclaredCapabilities::default(), Arc::new(ScriptedAgent::default()));
+        let refusal = broker.ask(request(InputKind::Roots)).await.unwrap_err();
+        assert_eq!(refusal.jsonrpc_code(), -32601);
+        let refusal = broker.ask(request(InputKind::ElicitationForm)).await.unwrap_err();
+        assert_eq!(refusal.jsonrpc_code(), -32602);
+    }
+}

@@ -1,0 +1,363 @@
+//! The configuration file: VS Code-style `mcp.json` (`servers`) and Claude Desktop's `mcpServers`.
+//!
+//! Parsing never panics and never passes an unresolved `${...}` on literally: a server whose definition cannot be
+//! resolved keeps its error and is reported as failed, while the other servers still run.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config file {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}:{column}: {message}")]
+    Syntax {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{path}: {message}")]
+    Invalid { path: PathBuf, message: String },
+}
+
+/// How a server is reached, with every variable already expanded.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum TransportDef {
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        env: BTreeMap<String, String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cwd: Option<PathBuf>,
+    },
+    Http {
+        url: String,
+        headers: BTreeMap<String, String>,
+    },
+}
+
+/// One configured server. `transport` is `Err` when the definition could not be resolved (an unset environment
+/// variable, an unsupported variable, a missing field): the server is shown as failed with that reason.
+#[derive(Debug, Clone)]
+pub struct ServerDef {
+    pub name: String,
+    pub transport: Result<TransportDef, String>,
+    /// How long the era probe waits before taking a silent server for a legacy one.
+    pub probe_timeout: Duration,
+    /// How long one request may go without a response or a progress notification.
+    pub request_timeout: Duration,
+}
+
+pub const DEFAULT_PROBE_TIMEOUT: Duration = Duration::from_secs(30);
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
+
+impl ServerDef {
+    /// A stable identity of what this server runs: the same command, arguments, environment and URL give the same
+    /// hash, so cached facts (the era) are dropped when the definition changes.
+    pub fn definition_hash(&self) -> String {
+        let canonical = match &self.transport {
+            Ok(t) => serde_json::to_string(t).unwrap_or_default(),
+            Err(e) => format!("unresolved:{e}"),
+        };
+        let digest = Sha256::digest(canonical.as_bytes());
+        digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
+    }
+
+    pub fn kind(&self) -> &'static str {
+        match &self.transport {
+            Ok(TransportDef::Stdio { .. }) => "stdio",
+            Ok(TransportDef::Http { .. }) => "http",
+            Err(_) => "invalid",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    pub path: PathBuf,
+    pub servers: Vec<ServerDef>,
+    /// Non-fatal problems (unknown keys) to show the user.
+    pub warnings: Vec<String>,
+}
+
+/// Where Wharf looks for its configuration when `--config` is not given.
+pub fn default_config_path() -> PathBuf {
+    config_dir().join("mcp.json")
+}
+
+/// `$XDG_CONFIG_HOME/wharf`, else `~/.config/wharf`.
+pub fn config_dir() -> PathBuf {
+    xdg_dir("XDG_CONFIG_HOME", ".config").join("wharf")
+}
+
+/// `$XDG_CACHE_HOME/wharf`, else `~/.cache/wharf`.
+pub fn cache_dir() -> PathBuf {
+    xdg_dir("XDG_CACHE_HOME", ".cache").join("wharf")
+}
+
+fn xdg_dir(var: &str, fallback: &str) -> PathBuf {
+    match std::env::var_os(var) {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(std::env::temp_dir)
+            .join(fallback),
+    }
+}
+
+const TOP_LEVEL_KEYS: &[&str] = &["servers", "mcpServers", "inputs", "sampling", "$schema"];
+const SERVER_KEYS: &[&str] = &[
+    "type",
+    "command",
+    "args",
+    "env",
+    "cwd",
+    "url",
+    "headers",
+    "envFile",
+    "probeTimeoutMs",
+    "requestTimeoutMs",
+    "disabled",
+    "dev",
+];
+
+impl Config {
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        Config::parse(path, &text, &|name| std::env::var(name).ok())
+    }
+
+    /// Parses `text` (read from `path`, used in messages); `env` resolves `${env:NAME}`.
+    pub fn parse(
+        path: &Path,
+        text: &str,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Config, ConfigError> {
+        let invalid = |message: String| ConfigError::Invalid {
+            path: path.to_owned(),
+            message,
+        };
+        let root: Value = serde_json::from_str(text).map_err(|e| ConfigError::Syntax {
+            path: path.to_owned(),
+            line: e.line(),
+            column: e.column(),
+            message: strip_position(&e.to_string()),
+        })?;
+        let Value::Object(root) = root else {
+            return Err(invalid("the top level must be a JSON object".into()));
+        };
+        let mut config = Config {
+            path: path.to_owned(),
+            ..Config::default()
+        };
+        for key in root.keys() {
+            if !TOP_LEVEL_KEYS.contains(&key.as_str()) {
+                config
+                    .warnings
+                    .push(format!("{}: unknown key \"{key}\" ignored", path.display()));
+            }
+        }
+        let servers = match (root.get("servers"), root.get("mcpServers")) {
+            (Some(_), Some(_)) => {
+                return Err(invalid(
+                    "both \"servers\" and \"mcpServers\" are present; keep one".into(),
+                ))
+            }
+            (Some(s), None) | (None, Some(s)) => s,
+            (None, None) => return Ok(config),
+        };
+        let Value::Object(servers) = servers else {
+            return Err(invalid("\"servers\" must be an object of named servers".into()));
+        };
+        for (name, def) in servers {
+            if name.trim().is_empty() {
+                return Err(invalid("a server has an empty name".into()));
+            }
+            let Value::Object(def) = def else {
+                return Err(invalid(format!("server \"{name}\" must be an object")));
+            };
+            for key in def.keys() {
+                if !SERVER_KEYS.contains(&key.as_str()) {
+                    config.warnings.push(format!(
+                        "{}: server \"{name}\": unknown key \"{key}\" ignored",
+                        path.display()
+                    ));
+                }
+            }
+            if def.get("disabled").and_then(Value::as_bool) == Some(true) {
+                continue;
+            }
+            config.servers.push(ServerDef {
+                name: name.clone(),
+                transport: parse_transport(def, env),
+                probe_timeout: millis(def, "probeTimeoutMs").unwrap_or(DEFAULT_PROBE_TIMEOUT),
+                request_timeout: millis(def, "requestTimeoutMs").unwrap_or(DEFAULT_REQUEST_TIMEOUT),
+            });
+        }
+        Ok(config)
+    }
+
+    pub fn server(&self, name: &str) -> Option<&ServerDef> {
+        self.servers.iter().find(|s| s.name == name)
+    }
+}
+
+fn millis(def: &Map<String, Value>, key: &str) -> Option<Duration> {
+    def.get(key).and_then(Value::as_u64).map(Duration::from_millis)
+}
+
+/// serde_json appends " at line L column C"; the position is reported separately.
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].to_string(),
+        None => message.to_string(),
+    }
+}
+
+fn parse_transport(
+    def: &Map<String, Value>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<TransportDef, String> {
+    let kind = match def.get("type") {
+        Some(Value::String(t)) => t.as_str(),
+        Some(_) => return Err("\"type\" must be a string".into()),
+        None if def.contains_key("command") => "stdio",
+        None if def.contains_key("url") => "http",
+        None => return Err("needs a \"command\" (stdio) or a \"url\" (http)".into()),
+    };
+    match kind {
+        "stdio" => {
+            let command = string_field(def, "command")?
+                .ok_or_else(|| "a stdio server needs a \"command\"".to_string())?;
+            let command = expand(&command, "command", env)?;
+            if command.trim().is_empty() {
+                return Err("\"command\" is empty".into());
+            }
+            let args = match def.get("args") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| match v {
+                        Value::String(s) => expand(s, &format!("args[{i}]"), env),
+                        other => Ok(other.to_string()),
+                    })
+                    .collect::<Result<_, _>>()?,
+                Some(_) => return Err("\"args\" must be an array of strings".into()),
+            };
+            let env_map = string_map(def, "env", env)?;
+            let cwd = string_field(def, "cwd")?
+                .map(|c| expand(&c, "cwd", env).map(PathBuf::from))
+                .transpose()?;
+            Ok(TransportDef::Stdio {
+                command,
+                args,
+                env: env_map,
+                cwd,
+            })
+        }
+        "http" | "streamableHttp" | "streamable-http" => {
+            let url = string_field(def, "url")?
+                .ok_or_else(|| "an http server needs a \"url\"".to_string())?;
+            let url = expand(&url, "url", env)?;
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(format!("\"url\" must start with http:// or https://, got {url:?}"));
+            }
+            Ok(TransportDef::Http {
+                url,
+                headers: string_map(def, "headers", env)?,
+            })
+        }
+        "sse" => Err("the deprecated HTTP+SSE transport is not supported; use Streamable HTTP".into()),
+        other => Err(format!("unknown server type \"{other}\" (expected stdio or http)")),
+    }
+}
+
+fn string_field(def: &Map<String, Value>, key: &str) -> Result<Option<String>, String> {
+    match def.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(format!("\"{key}\" must be a string")),
+    }
+}
+
+fn string_map(
+    def: &Map<String, Value>,
+    key: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<BTreeMap<String, String>, String> {
+    match def.get(key) {
+        None | Some(Value::Null) => Ok(BTreeMap::new()),
+        Some(Value::Object(map)) => map
+            .iter()
+            .map(|(k, v)| {
+                let raw = match v {
+                    Value::String(s) => s.clone(),
+                    Value::Null => String::new(),
+                    other => other.to_string(),
+                };
+                Ok((k.clone(), expand(&raw, &format!("{key}.{k}"), env)?))
+            })
+            .collect(),
+        Some(_) => Err(format!("\"{key}\" must be an object of strings")),
+    }
+}
+
+/// Expands `${env:NAME}`. Variables of later features (`${input:...}`, `${workspaceFolder}`...) are recognised and
+/// reported as not yet supported; anything else in `${...}` is an error. Never returns a string that still holds an
+/// unresolved variable.
+pub fn expand(
+    value: &str,
+    field: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<String, String> {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            return Err(format!("{field}: unterminated \"${{\" in {value:?}"));
+        };
+        let var = &after[..end];
+        if let Some(name) = var.strip_prefix("env:") {
+            match env(name) {
+                Some(v) => out.push_str(&v),
+                None => {
+                    return Err(format!(
+                        "{field}: environment variable {name} is not set (from ${{env:{name}}})"
+                    ))
+                }
+            }
+        } else if var.starts_with("input:")
+            || matches!(
+                var,
+                "workspaceFolder" | "workspaceFolders" | "workspaceFolderBasename"
+            )
+        {
+            return Err(format!(
+                "{field}: ${{{var}}} is not yet supported by this version of Wharf"
+            ));
+        } else {
+            return Err(format!("{field}: unknown variable ${{{var}}}"));
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,453 @@
+//! One live connection to one MCP server, in the era it speaks, over stdio or Streamable HTTP.
+//!
+//! rmcp does the protocol; this type owns what a desktop host needs around it: era probing with our own timeout,
+//! process hygiene, message limits, MRTR rounds driven through the broker, progress-aware timeouts, cancellation.
+//! No rmcp type appears in its public API.
+
+mod handler;
+mod http;
+mod mrtr;
+mod watched;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{ClientConfig, Implementation, ProtocolVersion};
+use rmcp::service::{ClientInitializeError, ClientLifecycleMode, RoleClient, RunningService, ServiceError};
+use rmcp::ClientServiceExt;
+use serde::Serialize;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::broker::Broker;
+use crate::config::{ServerDef, TransportDef};
+use crate::era::{Era, EraCache, LEGACY_VERSION, MODERN_VERSION};
+use crate::events::{EventSink, HostEvent};
+use crate::process::{ServerProcess, StderrTail};
+use crate::stdio_transport::{ProbeOutcome, StdioTransport, DEFAULT_MAX_MESSAGE_BYTES};
+pub use handler::ProgressRouter;
+use handler::WharfHandler;
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ConnectionError {
+    #[error("{0}")]
+    Config(String),
+    #[error("{0}")]
+    Spawn(String),
+    #[error("cannot connect: {0}")]
+    Connect(String),
+    #[error("the server closed the connection{}", detail(.0))]
+    Closed(Option<String>),
+    #[error("the server answered with an error: {message} ({code})")]
+    Server { code: i32, message: String },
+    #[error("no response within {0:?} (and no progress)")]
+    Timeout(Duration),
+    #[error("cancelled")]
+    Cancelled,
+    #[error("{0}")]
+    Protocol(String),
+    #[error("unknown tool \"{0}\"")]
+    UnknownTool(String),
+}
+
+fn detail(reason: &Option<String>) -> String {
+    reason.as_ref().map(|r| format!(": {r}")).unwrap_or_default()
+}
+
+/// Per-call options: where progress goes, how to cancel, how long silence may last.
+#[derive(Clone, Default)]
+pub struct CallOptions {
+    pub cancel: CancellationToken,
+    /// Overrides the server's request timeout; each progress notification restarts it.
+    pub timeout: Option<Duration>,
+    /// Attached to progress events so a front end knows which call they belong to.
+    pub label: Option<Value>,
+    /// A cap on MRTR rounds for this call.
+    pub max_rounds: Option<usize>,
+}
+
+/// What the server told us about itself.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerIdentity {
+    pub era: Era,
+    pub protocol_version: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_info: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+    pub capabilities: Value,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolInfo {
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    pub input_schema: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Value>,
+}
+
+pub const DEFAULT_MAX_MRTR_ROUNDS: usize = 16;
+/// A server-minted `requestState` larger than this is refused: the host echoes it on every round.
+pub const MAX_REQUEST_STATE_BYTES: usize = 1024 * 1024;
+
+pub struct Connection {
+    pub server: String,
+    pub identity: ServerIdentity,
+    service: RunningService<RoleClient, WharfHandler>,
+    process: tokio::sync::Mutex<Option<ServerProcess>>,
+    pub stderr: Option<StderrTail>,
+    close_reason: Arc<Mutex<Option<String>>>,
+    closed: CancellationToken,
+    progress: ProgressRouter,
+    events: EventSink,
+    broker: Broker,
+    request_timeout: Duration,
+    next_token: AtomicU64,
+}
+
+/// Everything `connect` needs besides the definition.
+#[derive(Clone)]
+pub struct ConnectContext {
+    pub broker: Broker,
+    pub events: EventSink,
+    pub eras: Arc<EraCache>,
+    pub max_message_bytes: usize,
+}
+
+impl ConnectContext {
+    pub fn new(broker: Broker, events: EventSink, eras: Arc<EraCache>) -> Self {
+        ConnectContext {
+            broker,
+            events,
+            eras,
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+        }
+    }
+}
+
+fn client_info(broker: &Broker, era: Era) -> ClientConfig {
+    ClientConfig::new(
+        WharfHandler::capabilities(broker),
+        Implementation::new(crate::CLIENT_NAME, crate::CLIENT_VERSION),
+    )
+    .with_protocol_version(protocol(era))
+}
+
+fn protocol(era: Era) -> ProtocolVersion {
+    match era {
+        Era::Modern => ProtocolVersion::V_2026_07_28,
+        Era::Legacy => ProtocolVersion::V_2025_11_25,
+    }
+}
+
+fn lifecycle(era: Era) -> ClientLifecycleMode {
+    match era {
+        Era::Modern => ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        },
+        Era::Legacy => ClientLifecycleMode::Initialize,
+    }
+}
+
+fn init_error(e: ClientInitializeError) -> ConnectionError {
+    match e {
+        ClientInitializeError::JsonRpcError(data) => ConnectionError::Server {
+            code: data.code.0,
+            message: data.message.to_string(),
+        },
+        other => ConnectionError::Connect(other.to_string()),
+    }
+}
+
+impl Connection {
+    /// Connects to `def`, probing its era unless the cache knows it. A cached era that fails is forgotten and the
+    /// server probed afresh, once.
+    pub async fn connect(def: &ServerDef, ctx: &ConnectContext) -> Result<Connection, ConnectionError> {
+        let transport = def.transport.clone().map_err(ConnectionError::Config)?;
+        let hash = def.definition_hash();
+        let cached = ctx.eras.get(&hash);
+        let first = Self::connect_once(def, &transport, ctx, cached).await;
+        let conn = match (first, cached) {
+            (Ok(conn), _) => conn,
+            (Err(e), Some(_)) if !matches!(e, ConnectionError::Spawn(_) | ConnectionError::Config(_)) => {
+                tracing::info!(server = %def.name, "cached era failed ({e}); probing again");
+                ctx.eras.forget(&hash);
+                Self::connect_once(def, &transport, ctx, None).await?
+            }
+            (Err(e), _) => return Err(e),
+        };
+        ctx.eras.put(&hash, conn.identity.era);
+        Ok(conn)
+    }
+
+    async fn connect_once(
+        def: &ServerDef,
+        transport: &TransportDef,
+        ctx: &ConnectContext,
+        era: Option<Era>,
+    ) -> Result<Connection, ConnectionError> {
+        match transport {
+            TransportDef::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let spawned = crate::process::spawn(command, args, env, cwd.as_ref())
+                    .map_err(|e| ConnectionError::Spawn(e.to_string()))?;
+                let mut process = spawned.process;
+                let stderr = process.stderr.clone();
+                let mut transport =
+                    StdioTransport::new(&def.name, spawned.stdout, spawned.stdin, ctx.max_message_bytes, ctx.events.clone());
+                let close_reason = transport.close_reason();
+                let era = match era {
+                    Some(era) => era,
+                    None => {
+                        let meta = probe_meta(&ctx.broker);
+                        match transport.probe(meta, def.probe_timeout).await {
+                            ProbeOutcome::Modern => Era::Modern,
+                            ProbeOutcome::Legacy { reason } => {
+                                tracing::info!(server = %def.name, "legacy server: {reason}");
+                                Era::Legacy
+                            }
+                            ProbeOutcome::Closed => {
+                                let reason = exit_reason(&mut process, &stderr, &close_reason).await;
+                                return Err(ConnectionError::Closed(Some(format!("during start-up: {reason}"))));
+                            }
+                        }
+                    }
+                };
+                let handler = Self::handler(def, ctx, era);
+                let progress = handler.progress.clone();
+                let (transport, closed) = watched::Watched::new(transport);
+                let started = tokio::time::timeout(
+                    def.probe_timeout,
+                    handler.serve_with_lifecycle(transport, lifecycle(era)),
+                )
+                .await;
+                let service = match started {
+                    Ok(Ok(service)) => service,
+                    Ok(Err(e)) => {
+                        let e = init_error(e);
+                        let reason = exit_reason(&mut process, &stderr, &close_reason).await;
+                        process.shutdown(Duration::from_millis(200)).await;
+                        return Err(match e {
+                            ConnectionError::Connect(m) => ConnectionError::Connect(format!("{m} ({reason})")),
+                            other => other,
+                        });
+                    }
+                    Err(_) => {
+                        process.shutdown(Duration::from_millis(200)).await;
+                        return Err(ConnectionError::Timeout(def.probe_timeout));
+                    }
+                };
+                Ok(Self::assemble(def, ctx, service, Some(process), Some(stderr), close_reason, closed, progress, era))
+            }
+            TransportDef::Http { url, headers } => {
+                let (service, era, progress, closed) = http::connect(def, ctx, url, headers, era).await?;
+                Ok(Self::assemble(def, ctx, service, None, None, Arc::default(), closed, progress, era))
+            }
+        }
+    }
+
+    fn handler(def: &ServerDef, ctx: &ConnectContext, era: Era) -> WharfHandler {
+        WharfHandler {
+            server: def.name.clone(),
+            broker: ctx.broker.clone(),
+            events: ctx.events.clone(),
+            progress: ProgressRouter::default(),
+            protocol_version: protocol(era),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn assemble(
+        def: &ServerDef,
+        ctx: &ConnectContext,
+        service: RunningService<RoleClient, WharfHandler>,
+        process: Option<ServerProcess>,
+        stderr: Option<StderrTail>,
+        close_reason: Arc<Mutex<Option<String>>>,
+        closed: CancellationToken,
+        progress: ProgressRouter,
+        era: Era,
+    ) -> Connection {
+        let identity = identity_of(&service, era);
+        Connection {
+            server: def.name.clone(),
+            identity,
+            service,
+            process: tokio::sync::Mutex::new(process),
+            stderr,
+            close_reason,
+            closed,
+            progress,
+            events: ctx.events.clone(),
+            broker: ctx.broker.clone(),
+            request_timeout: def.request_timeout,
+            next_token: AtomicU64::new(1),
+        }
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.closed.is_cancelled() || self.service.is_closed()
+    }
+
+    /// Resolves when the connection has ended (the server exited, crashed or was disconnected).
+    pub async fn closed(&self) {
+        self.closed.cancelled().await
+    }
+
+    /// Why the connection ended, in words for the user.
+    pub async fn close_reason(&self) -> String {
+        let mut process = self.process.lock().await;
+        match process.as_mut() {
+            Some(p) => exit_reason(p, self.stderr.as_ref().unwrap_or(&StderrTail::default()), &self.close_reason).await,
+            None => self
+                .close_reason
+                .lock()
+                .ok()
+                .and_then(|r| r.clone())
+                .unwrap_or_else(|| "the connection was closed".into()),
+        }
+    }
+
+    fn closed_error(&self) -> ConnectionError {
+        let reason = self.close_reason.lock().ok().and_then(|r| r.clone());
+        ConnectionError::Closed(reason)
+    }
+
+    pub(crate) fn map_service_error(&self, e: ServiceError) -> ConnectionError {
+        match e {
+            ServiceError::McpError(data) => ConnectionError::Server {
+                code: data.code.0,
+                message: data.message.to_string(),
+            },
+            ServiceError::TransportClosed | ServiceError::TransportSend(_) => self.closed_error(),
+            ServiceError::Timeout { timeout } => ConnectionError::Timeout(timeout),
+            ServiceError::Cancelled { .. } => ConnectionError::Cancelled,
+            ServiceError::InputRequiredRoundsExceeded { max_rounds } => ConnectionError::Protocol(format!(
+                "the server kept asking for input: gave up after {max_rounds} rounds"
+            )),
+            other => ConnectionError::Protocol(other.to_string()),
+        }
+    }
+
+    pub async fn list_tools(&self) -> Result<Vec<ToolInfo>, ConnectionError> {
+        if self.is_closed() {
+            return Err(self.closed_error());
+        }
+        let tools = self
+            .service
+            .peer()
+            .list_all_tools()
+            .await
+            .map_err(|e| self.map_service_error(e))?;
+        Ok(tools
+            .into_iter()
+            .map(|t| ToolInfo {
+                name: t.name.to_string(),
+                description: t.description.map(|d| d.to_string()),
+                input_schema: Value::Object((*t.input_schema).clone()),
+                annotations: t.annotations.and_then(|a| serde_json::to_value(a).ok()),
+            })
+            .collect())
+    }
+
+    /// Stops the connection the way the spec asks: close stdin, wait, SIGTERM, SIGKILL.
+    pub async fn shutdown(self) {
+        let Connection { service, process, .. } = self;
+        let _ = tokio::time::timeout(Duration::from_secs(2), service.cancel()).await;
+        if let Some(mut p) = process.into_inner() {
+            p.shutdown(Duration::from_secs(2)).await;
+        }
+    }
+
+    pub fn pid(&self) -> Option<u32> {
+        self.process.try_lock().ok().and_then(|p| p.as_ref().and_then(ServerProcess::pid))
+    }
+
+    pub(crate) fn emit_progress(&self, label: &Option<Value>, p: &rmcp::model::ProgressNotificationParam) {
+        self.events.emit(HostEvent::Progress {
+            server: self.server.clone(),
+            call: label.clone(),
+            progress: p.progress,
+            total: p.total,
+            message: p.message.clone(),
+        });
+    }
+}
+
+/// `_meta` for the `server/discover` probe, as every modern request carries it.
+fn probe_meta(broker: &Broker) -> Value {
+    let info = client_info(broker, Era::Modern);
+    serde_json::json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
+        "io.modelcontextprotocol/clientInfo": info.client_info,
+        "io.modelcontextprotocol/clientCapabilities": info.capabilities,
+    })
+}
+
+fn identity_of(service: &RunningService<RoleClient, WharfHandler>, era: Era) -> ServerIdentity {
+    let info = service.peer().peer_info();
+    ServerIdentity {
+        era,
+        protocol_version: info
+            .as_ref()
+            .map(|i| i.protocol_version.to_string())
+            .unwrap_or_else(|| match era {
+                Era::Modern => MODERN_VERSION.into(),
+                Era::Legacy => LEGACY_VERSION.into(),
+            }),
+        server_info: info
+            .as_ref()
+            .and_then(|i| i.server_info.as_ref())
+            .and_then(|s| serde_json::to_value(s).ok()),
+        instructions: info.as_ref().and_then(|i| i.instructions.clone()),
+        capabilities: info
+            .as_ref()
+            .and_then(|i| serde_json::to_value(&i.capabilities).ok())
+            .unwrap_or(Value::Null),
+    }
+}
+
+/// One line on why a stdio server stopped: our own reason, its exit status, the last thing it wrote to stderr.
+async fn exit_reason(process: &mut ServerProcess, stderr: &StderrTail, ours: &Arc<Mutex<Option<String>>>) -> String {
+    if let Some(reason) = ours.lock().ok().and_then(|r| r.clone()) {
+        return reason;
+    }
+    let status = match process.try_exit_status() {
+        Some(s) => Some(s),
+        None => tokio::time::timeout(Duration::from_millis(500), process.wait()).await.ok().flatten(),
+    };
+    let mut parts = Vec::new();
+    if let Some(status) = status {
+        parts.push(match status.code() {
+            Some(code) => format!("exited with status {code}"),
+            None => {
+                use std::os::unix::process::ExitStatusExt;
+                format!("killed by signal {}", status.signal().unwrap_or(0))
+            }
+        });
+    }
+    if let Some(line) = stderr.last_line() {
+        parts.push(format!("stderr: {line}"));
+    }
+    if parts.is_empty() {
+        "the server closed its output".into()
+    } else {
+        parts.join("; ")
+    }
+}
+
+impl Connection {
+    fn next_progress_token(&self) -> rmcp::model::ProgressToken {
+        let n = self.next_token.fetch_add(1, Ordering::Relaxed);
+        rmcp::model::ProgressToken(rmcp::model::NumberOrString::String(format!("wharf-{n}").into()))
+    }
+}

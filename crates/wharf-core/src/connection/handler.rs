@@ -1,0 +1,187 @@
+//! Roots, sampling and logging are deprecated since 2026-07-28 (SEP-2577) but servers still use them: Wharf serves
+//! them, so rmcp's deprecation warnings are expected here.
+#![allow(deprecated)]
+
+//! The rmcp `ClientHandler` of one connection: legacy server-to-client requests go to the broker, notifications
+//! become host events or reach the call that is waiting for them.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
+    ElicitResult, ErrorCode, ErrorData, Implementation, ListRootsResult,
+    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, ProtocolVersion,
+};
+use rmcp::service::{NotificationContext, RequestContext, RoleClient};
+use rmcp::ClientHandler;
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use crate::broker::{Broker, BrokerRefusal, InputAnswer, InputKind, InputRequest};
+use crate::events::{EventSink, HostEvent};
+
+/// Progress notifications routed to the call that asked for them.
+#[derive(Debug, Default, Clone)]
+pub struct ProgressRouter(Arc<Mutex<HashMap<ProgressToken, mpsc::UnboundedSender<ProgressNotificationParam>>>>);
+
+impl ProgressRouter {
+    pub fn register(&self, token: ProgressToken) -> ProgressGuard {
+        let (tx, rx) = mpsc::unbounded_channel();
+        if let Ok(mut map) = self.0.lock() {
+            map.insert(token.clone(), tx);
+        }
+        ProgressGuard {
+            router: self.clone(),
+            token,
+            rx,
+        }
+    }
+
+    fn route(&self, params: ProgressNotificationParam) -> bool {
+        let Ok(map) = self.0.lock() else { return false };
+        match map.get(&params.progress_token) {
+            Some(tx) => tx.send(params).is_ok(),
+            None => false,
+        }
+    }
+}
+
+/// Receives the progress of one call; unregisters its token when dropped.
+pub struct ProgressGuard {
+    router: ProgressRouter,
+    token: ProgressToken,
+    pub rx: mpsc::UnboundedReceiver<ProgressNotificationParam>,
+}
+
+impl Drop for ProgressGuard {
+    fn drop(&mut self) {
+        if let Ok(mut map) = self.router.0.lock() {
+            map.remove(&self.token);
+        }
+    }
+}
+
+pub struct WharfHandler {
+    pub server: String,
+    pub broker: Broker,
+    pub events: EventSink,
+    pub progress: ProgressRouter,
+    pub protocol_version: ProtocolVersion,
+}
+
+impl WharfHandler {
+    /// The capabilities Wharf declares: exactly what the broker can serve. Each feature issue adds its capability
+    /// here together with the answer mapping below; until then none of roots, elicitation or sampling is declared.
+    pub fn capabilities(_broker: &Broker) -> ClientCapabilities {
+        ClientCapabilities::default()
+    }
+
+    async fn ask(&self, kind: InputKind, params: Value) -> Result<InputAnswer, ErrorData> {
+        let request = InputRequest {
+            server: self.server.clone(),
+            kind,
+            cause: None,
+            params,
+        };
+        self.broker.ask(request).await.map_err(refusal_error)
+    }
+}
+
+pub fn refusal_error(refusal: BrokerRefusal) -> ErrorData {
+    ErrorData::new(ErrorCode(refusal.jsonrpc_code()), refusal.to_string(), None)
+}
+
+fn undeliverable(kind: InputKind, answer: InputAnswer) -> ErrorData {
+    // Only reachable once a capability is declared without its answer mapping: say so rather than guess.
+    ErrorData::internal_error(format!("Wharf cannot yet deliver a {} answer ({answer:?})", kind.as_str()), None)
+}
+
+impl ClientHandler for WharfHandler {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(Self::capabilities(&self.broker), Implementation::new(crate::CLIENT_NAME, crate::CLIENT_VERSION))
+            .with_protocol_version(self.protocol_version.clone())
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        let params = serde_json::to_value(&params).unwrap_or(Value::Null);
+        let answer = self.ask(InputKind::Sampling, params).await?;
+        Err(undeliverable(InputKind::Sampling, answer))
+    }
+
+    async fn list_roots(&self, _context: RequestContext<RoleClient>) -> Result<ListRootsResult, ErrorData> {
+        let answer = self.ask(InputKind::Roots, Value::Null).await?;
+        Err(undeliverable(InputKind::Roots, answer))
+    }
+
+    async fn create_elicitation(
+        &self,
+        params: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let value = serde_json::to_value(&params).unwrap_or(Value::Null);
+        let kind = if value.get("mode").and_then(Value::as_str) == Some("url") {
+            InputKind::ElicitationUrl
+        } else {
+            InputKind::ElicitationForm
+        };
+        let answer = self.ask(kind, value).await?;
+        Err(undeliverable(kind, answer))
+    }
+
+    async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
+        let progress = params.clone();
+        if !self.progress.route(params) {
+            // Progress for a call nobody waits on any more (cancelled or finished): still worth showing.
+            self.events.emit(HostEvent::Progress {
+                server: self.server.clone(),
+                call: None,
+                progress: progress.progress,
+                total: progress.total,
+                message: progress.message,
+            });
+        }
+    }
+
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let level = serde_json::to_value(params.level)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_else(|| "info".into());
+        self.events.emit(HostEvent::Log {
+            server: self.server.clone(),
+            level,
+            logger: params.logger,
+            data: params.data,
+        });
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.list_changed("tools");
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.list_changed("resources");
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.list_changed("prompts");
+    }
+}
+
+impl WharfHandler {
+    fn list_changed(&self, kind: &'static str) {
+        self.events.emit(HostEvent::ListChanged {
+            server: self.server.clone(),
+            kind,
+        });
+    }
+}

@@ -1,0 +1,79 @@
+//! Streamable HTTP connections. The era is probed the spec's way: a modern `server/discover` POST, whose `400` body
+//! tells a legacy server from a modern one; a legacy answer gets a fresh transport and the `initialize` handshake.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use rmcp::service::{ClientInitializeError, RoleClient, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::ClientServiceExt;
+use tokio_util::sync::CancellationToken;
+
+use super::watched::Watched;
+use super::{init_error, lifecycle, Connection, ConnectContext, ConnectionError, ProgressRouter, WharfHandler};
+use crate::config::ServerDef;
+use crate::era::Era;
+use crate::stdio_transport::is_modern_error;
+
+type Service = RunningService<RoleClient, WharfHandler>;
+
+fn transport(
+    url: &str,
+    headers: &BTreeMap<String, String>,
+    ctx: &ConnectContext,
+) -> Result<StreamableHttpClientTransport<reqwest::Client>, ConnectionError> {
+    let mut custom = HashMap::new();
+    for (name, value) in headers {
+        let name = http::HeaderName::try_from(name.as_str())
+            .map_err(|e| ConnectionError::Config(format!("header name {name:?}: {e}")))?;
+        let value = http::HeaderValue::try_from(value.as_str())
+            .map_err(|e| ConnectionError::Config(format!("header {name}: {e}")))?;
+        custom.insert(name, value);
+    }
+    let mut config = StreamableHttpClientTransportConfig::with_uri(Arc::<str>::from(url))
+        .custom_headers(custom)
+        .max_json_response_size(ctx.max_message_bytes)
+        .max_sse_event_size(ctx.max_message_bytes);
+    config.allow_stateless = true;
+    Ok(StreamableHttpClientTransport::from_config(config))
+}
+
+pub(super) async fn connect(
+    def: &ServerDef,
+    ctx: &ConnectContext,
+    url: &str,
+    headers: &BTreeMap<String, String>,
+    cached: Option<Era>,
+) -> Result<(Service, Era, ProgressRouter, CancellationToken), ConnectionError> {
+    let attempt = |era: Era| async move {
+        let handler = Connection::handler(def, ctx, era);
+        let progress = handler.progress.clone();
+        let (t, closed) = Watched::new(transport(url, headers, ctx)?);
+        match tokio::time::timeout(def.probe_timeout, handler.serve_with_lifecycle(t, lifecycle(era))).await {
+            Ok(Ok(service)) => Ok(Ok((service, era, progress, closed))),
+            Ok(Err(e)) => Ok(Err(e)),
+            Err(_) => Err(ConnectionError::Timeout(def.probe_timeout)),
+        }
+    };
+    match cached {
+        Some(era) => attempt(era).await?.map_err(init_error),
+        None => match attempt(Era::Modern).await? {
+            Ok(done) => Ok(done),
+            Err(e) if says_legacy(&e) => {
+                tracing::info!(server = %def.name, "legacy server over HTTP: {e}");
+                attempt(Era::Legacy).await?.map_err(init_error)
+            }
+            Err(e) => Err(init_error(e)),
+        },
+    }
+}
+
+/// A discover that failed with a JSON-RPC error that is not one of the modern era's means a legacy server.
+fn says_legacy(e: &ClientInitializeError) -> bool {
+    match e {
+        ClientInitializeError::JsonRpcError(data) => !is_modern_error(data.code),
+        ClientInitializeError::ExpectedInitResult(_) => true,
+        _ => false,
+    }
+}

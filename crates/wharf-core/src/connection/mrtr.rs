@@ -1,0 +1,144 @@
+//! Calls that may take several rounds (MRTR, 2026-07-28): `InputRequiredResult` -> the broker -> a retry with a new
+//! id, the same params, `inputResponses` under the server's keys and `requestState` echoed byte for byte.
+//! The state of one call never leaks into another: each call owns its params.
+
+use rmcp::model::{CallToolRequestParams, CallToolResponse, InputRequest as WireInputRequest, InputRequiredResult, InputResponses, JsonObject, RequestMetaObject};
+use serde_json::Value;
+
+use super::{CallOptions, Connection, ConnectionError, DEFAULT_MAX_MRTR_ROUNDS, MAX_REQUEST_STATE_BYTES};
+use crate::broker::{InputAnswer, InputKind, InputRequest};
+
+impl Connection {
+    /// Calls a tool and returns the final `CallToolResult` as JSON. MRTR rounds, progress and cancellation are
+    /// handled on the way.
+    pub async fn call_tool(&self, tool: &str, args: Option<JsonObject>, options: &CallOptions) -> Result<Value, ConnectionError> {
+        let max_rounds = options.max_rounds.unwrap_or(DEFAULT_MAX_MRTR_ROUNDS);
+        let mut params = CallToolRequestParams::new(tool.to_string());
+        params.arguments = args;
+        for _round in 0..max_rounds {
+            let token = self.next_progress_token();
+            let mut guard = self.progress.register(token.clone());
+            let mut round = params.clone();
+            round.meta = Some(RequestMetaObject::with_progress_token(token));
+            let peer = self.service.peer().clone();
+            let response = self
+                .watch(peer.call_tool_once(round), &mut guard.rx, options)
+                .await?;
+            match response {
+                CallToolResponse::Complete(result) => {
+                    return serde_json::to_value(result).map_err(|e| ConnectionError::Protocol(e.to_string()));
+                }
+                CallToolResponse::InputRequired(input) => {
+                    let (responses, state) = self.answer_round(input, &format!("calling tool {tool}")).await?;
+                    params.input_responses = responses;
+                    params.request_state = state;
+                }
+                _ => {
+                    return Err(ConnectionError::Protocol(
+                        "the server turned the call into a task, which Wharf did not ask for".into(),
+                    ))
+                }
+            }
+        }
+        Err(ConnectionError::Protocol(format!(
+            "the server kept asking for more input: gave up after {max_rounds} rounds of tool {tool}"
+        )))
+    }
+
+    /// Awaits one request while forwarding its progress; silence longer than the timeout, or the caller's cancel,
+    /// drops the request, which makes rmcp send `notifications/cancelled`.
+    async fn watch<T>(
+        &self,
+        request: impl std::future::Future<Output = Result<T, rmcp::service::ServiceError>>,
+        progress: &mut tokio::sync::mpsc::UnboundedReceiver<rmcp::model::ProgressNotificationParam>,
+        options: &CallOptions,
+    ) -> Result<T, ConnectionError> {
+        let timeout = options.timeout.unwrap_or(self.request_timeout);
+        let mut deadline = tokio::time::Instant::now() + timeout;
+        tokio::pin!(request);
+        loop {
+            tokio::select! {
+                result = &mut request => return result.map_err(|e| self.map_service_error(e)),
+                Some(p) = progress.recv() => {
+                    deadline = tokio::time::Instant::now() + timeout;
+                    self.emit_progress(&options.label, &p);
+                }
+                _ = tokio::time::sleep_until(deadline) => return Err(ConnectionError::Timeout(timeout)),
+                _ = options.cancel.cancelled() => return Err(ConnectionError::Cancelled),
+            }
+        }
+    }
+
+    /// Answers every input request of one round through the broker.
+    async fn answer_round(
+        &self,
+        input: InputRequiredResult,
+        cause: &str,
+    ) -> Result<(Option<InputResponses>, Option<String>), ConnectionError> {
+        if let Some(state) = &input.request_state {
+            if state.len() > MAX_REQUEST_STATE_BYTES {
+                return Err(ConnectionError::Protocol(format!(
+                    "the server's requestState is {} bytes, over Wharf's limit of {MAX_REQUEST_STATE_BYTES}",
+                    state.len()
+                )));
+            }
+        }
+        let requests = input.input_requests.unwrap_or_default();
+        if requests.is_empty() {
+            // Only state: the spec lets the client retry at once.
+            return Ok((None, input.request_state));
+        }
+        let mut responses = InputResponses::new();
+        for (key, request) in requests {
+            let (kind, params) = classify(&request);
+            let asked = InputRequest {
+                server: self.server.clone(),
+                kind,
+                cause: Some(cause.to_string()),
+                params,
+            };
+            let answer = self.broker.ask(asked).await.map_err(|refusal| {
+                ConnectionError::Protocol(format!("the server asked for input Wharf does not offer: {refusal}"))
+            })?;
+            let value = match (kind, answer) {
+                (InputKind::ElicitationForm | InputKind::ElicitationUrl, InputAnswer::Accept { content }) => {
+                    let mut v = serde_json::json!({"action": "accept"});
+                    if !content.is_null() {
+                        v["content"] = content;
+                    }
+                    v
+                }
+                (InputKind::ElicitationForm | InputKind::ElicitationUrl, InputAnswer::Decline) => {
+                    serde_json::json!({"action": "decline"})
+                }
+                (InputKind::ElicitationForm | InputKind::ElicitationUrl, InputAnswer::Cancel) => {
+                    serde_json::json!({"action": "cancel"})
+                }
+                (InputKind::Roots | InputKind::Sampling, InputAnswer::Accept { content }) => content,
+                // Sampling and roots refused: the spec says not to retry; the call ends here.
+                (_, _) => {
+                    return Err(ConnectionError::Protocol(format!(
+                        "the user refused the server's {} request",
+                        kind.as_str()
+                    )))
+                }
+            };
+            let response = serde_json::from_value(value)
+                .map_err(|e| ConnectionError::Protocol(format!("cannot encode the answer to {key}: {e}")))?;
+            responses.insert(key, response);
+        }
+        Ok((Some(responses), input.request_state))
+    }
+}
+
+fn classify(request: &WireInputRequest) -> (InputKind, Value) {
+    let value = serde_json::to_value(request).unwrap_or(Value::Null);
+    let params = value.get("params").cloned().unwrap_or(Value::Null);
+    let kind = match value.get("method").and_then(Value::as_str) {
+        Some("roots/list") => InputKind::Roots,
+        Some("sampling/createMessage") => InputKind::Sampling,
+        _ if params.get("mode").and_then(Value::as_str) == Some("url") => InputKind::ElicitationUrl,
+        _ => InputKind::ElicitationForm,
+    };
+    (kind, params)
+}

@@ -1,0 +1,114 @@
+//! What the host tells its front ends as it happens: status changes, progress, logs, protocol problems.
+//!
+//! Events serialize to the shapes of CLI-CONTRACT.md (`{"event": "server_status", ...}`), so the CLI writes them as
+//! they are and the app forwards them to the UI unchanged.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::Value;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ServerStatus {
+    Starting,
+    Ready,
+    Restarting,
+    Failed,
+    Stopped,
+}
+
+impl ServerStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ServerStatus::Starting => "starting",
+            ServerStatus::Ready => "ready",
+            ServerStatus::Restarting => "restarting",
+            ServerStatus::Failed => "failed",
+            ServerStatus::Stopped => "stopped",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum HostEvent {
+    ServerStatus {
+        server: String,
+        status: ServerStatus,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+    /// A progress notification for a call the user made.
+    Progress {
+        server: String,
+        /// The session command id or call label that caused the work.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        call: Option<Value>,
+        progress: f64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        total: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
+    /// A `notifications/message` log line from a server.
+    Log {
+        server: String,
+        level: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        logger: Option<String>,
+        data: Value,
+    },
+    ListChanged {
+        server: String,
+        kind: &'static str,
+    },
+    /// The server broke the protocol (garbage, oversized message, unknown response id, crash...). Wharf keeps going;
+    /// the user sees why.
+    ServerError {
+        server: String,
+        code: &'static str,
+        message: String,
+    },
+    /// Something the user should know that is not an error (a config warning, a deprecation).
+    Notice {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        server: Option<String>,
+        code: String,
+        message: String,
+    },
+}
+
+/// Where events go. Cheap to clone; sending never blocks the connection that emits it.
+#[derive(Clone)]
+pub struct EventSink(Arc<dyn Fn(HostEvent) + Send + Sync>);
+
+impl EventSink {
+    pub fn new(f: impl Fn(HostEvent) + Send + Sync + 'static) -> Self {
+        EventSink(Arc::new(f))
+    }
+
+    pub fn discard() -> Self {
+        EventSink::new(|_| {})
+    }
+
+    pub fn emit(&self, event: HostEvent) {
+        (self.0)(event)
+    }
+
+    pub fn server_error(&self, server: &str, code: &'static str, message: impl Into<String>) {
+        let message = message.into();
+        tracing::warn!(server, code, "{message}");
+        self.emit(HostEvent::ServerError {
+            server: server.to_string(),
+            code,
+            message,
+        });
+    }
+}
+
+impl std::fmt::Debug for EventSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EventSink")
+    }
+}

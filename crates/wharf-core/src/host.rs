@@ -1,0 +1,324 @@
+//! The host: every configured server, each on its own task, each isolated. One hanging or crashing server never
+//! blocks another or the caller; a crashed server is restarted with backoff (when asked to) and its in-flight calls
+//! fail at once with the reason.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::Value;
+use tokio::sync::{watch, RwLock};
+
+use crate::broker::Broker;
+use crate::config::{Config, ServerDef};
+use crate::connection::{ConnectContext, Connection, ConnectionError};
+use crate::era::EraCache;
+use crate::events::{EventSink, HostEvent, ServerStatus};
+
+#[derive(Clone)]
+pub struct HostOptions {
+    pub eras: Arc<EraCache>,
+    /// Restart servers that exit or crash (the app and `session`); one-shot commands connect once.
+    pub restart: bool,
+    pub max_message_bytes: usize,
+}
+
+impl Default for HostOptions {
+    fn default() -> Self {
+        HostOptions {
+            eras: Arc::new(EraCache::in_memory()),
+            restart: false,
+            max_message_bytes: crate::stdio_transport::DEFAULT_MAX_MESSAGE_BYTES,
+        }
+    }
+}
+
+#[derive(Clone)]
+enum SlotState {
+    Starting,
+    Ready(Arc<Connection>),
+    Restarting(String),
+    Failed(ConnectionError),
+    Stopped,
+}
+
+impl SlotState {
+    fn status(&self) -> ServerStatus {
+        match self {
+            SlotState::Starting => ServerStatus::Starting,
+            SlotState::Ready(_) => ServerStatus::Ready,
+            SlotState::Restarting(_) => ServerStatus::Restarting,
+            SlotState::Failed(_) => ServerStatus::Failed,
+            SlotState::Stopped => ServerStatus::Stopped,
+        }
+    }
+}
+
+struct Slot {
+    def: ServerDef,
+    state: watch::Sender<SlotState>,
+    task: RwLock<Option<tokio::task::JoinHandle<()>>>,
+}
+
+/// One row of `wharf servers` and of the app's server list.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerSummary {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub transport: &'static str,
+    pub status: ServerStatus,
+    /// The protocol version spoken, e.g. "2026-07-28" or "2025-11-25".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub era: Option<String>,
+    /// "modern" (stateless, `server/discover`) or "legacy" (`initialize` handshake).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lifecycle: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_info: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capabilities: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The newest lines the server wrote to stderr.
+    pub stderr: String,
+}
+
+pub struct Host {
+    slots: Vec<Arc<Slot>>,
+    ctx: ConnectContext,
+    options: HostOptions,
+    pub warnings: Vec<String>,
+}
+
+impl Host {
+    pub fn new(config: Config, broker: Broker, events: EventSink, options: HostOptions) -> Host {
+        let slots = config
+            .servers
+            .into_iter()
+            .map(|def| {
+                let (state, _) = watch::channel(SlotState::Stopped);
+                Arc::new(Slot {
+                    def,
+                    state,
+                    task: RwLock::new(None),
+                })
+            })
+            .collect();
+        Host {
+            slots,
+            ctx: ConnectContext {
+                max_message_bytes: options.max_message_bytes,
+                ..ConnectContext::new(broker, events, options.eras.clone())
+            },
+            options,
+            warnings: config.warnings,
+        }
+    }
+
+    pub fn server_names(&self) -> Vec<String> {
+        self.slots.iter().map(|s| s.def.name.clone()).collect()
+    }
+
+    fn slot(&self, name: &str) -> Option<&Arc<Slot>> {
+        self.slots.iter().find(|s| s.def.name == name)
+    }
+
+    /// Starts every server, each on its own task.
+    pub async fn start_all(&self) {
+        for slot in &self.slots {
+            self.start_slot(slot).await;
+        }
+    }
+
+    /// Starts one server (or restarts it if running).
+    pub async fn start(&self, name: &str) -> Result<(), ConnectionError> {
+        let slot = self.slot(name).ok_or_else(|| unknown_server(name))?;
+        self.stop_slot(slot).await;
+        self.start_slot(slot).await;
+        Ok(())
+    }
+
+    pub async fn stop(&self, name: &str) -> Result<(), ConnectionError> {
+        let slot = self.slot(name).ok_or_else(|| unknown_server(name))?;
+        self.stop_slot(slot).await;
+        Ok(())
+    }
+
+    async fn start_slot(&self, slot: &Arc<Slot>) {
+        let mut task = slot.task.write().await;
+        if task.as_ref().is_some_and(|t| !t.is_finished()) {
+            return;
+        }
+        set_state(slot, &self.ctx.events, SlotState::Starting);
+        let supervisor = supervise(slot.clone(), self.ctx.clone(), self.options.restart);
+        *task = Some(tokio::spawn(supervisor));
+    }
+
+    async fn stop_slot(&self, slot: &Arc<Slot>) {
+        if let Some(task) = slot.task.write().await.take() {
+            task.abort();
+            let _ = task.await;
+        }
+        let previous = slot.state.send_replace(SlotState::Stopped);
+        if let SlotState::Ready(conn) = previous {
+            if let Ok(conn) = Arc::try_unwrap(conn) {
+                conn.shutdown().await;
+            }
+        }
+        self.ctx.events.emit(HostEvent::ServerStatus {
+            server: slot.def.name.clone(),
+            status: ServerStatus::Stopped,
+            error: None,
+        });
+    }
+
+    /// Waits until `name` is ready (or has failed) and returns its connection. Starts it if it is stopped.
+    pub async fn connection(&self, name: &str) -> Result<Arc<Connection>, ConnectionError> {
+        let slot = self.slot(name).ok_or_else(|| unknown_server(name))?;
+        if matches!(*slot.state.borrow(), SlotState::Stopped) {
+            self.start_slot(slot).await;
+        }
+        let mut rx = slot.state.subscribe();
+        loop {
+            match rx.borrow_and_update().clone() {
+                SlotState::Ready(conn) => return Ok(conn),
+                SlotState::Failed(e) => return Err(e),
+                SlotState::Stopped => return Err(ConnectionError::Closed(Some("the server is stopped".into()))),
+                SlotState::Starting | SlotState::Restarting(_) => {}
+            }
+            if rx.changed().await.is_err() {
+                return Err(ConnectionError::Closed(None));
+            }
+        }
+    }
+
+    pub async fn summaries(&self) -> Vec<ServerSummary> {
+        let mut out = Vec::with_capacity(self.slots.len());
+        for slot in &self.slots {
+            out.push(summary(slot).await);
+        }
+        out
+    }
+
+    /// Waits for every server to settle (ready or failed) and returns their summaries.
+    pub async fn settle(&self) -> Vec<ServerSummary> {
+        let waits = self.slots.iter().map(|s| self.connection(&s.def.name));
+        futures::future::join_all(waits).await;
+        self.summaries().await
+    }
+
+    /// Stops every server gracefully, in parallel.
+    pub async fn shutdown(&self) {
+        futures::future::join_all(self.slots.iter().map(|s| self.stop_slot(s))).await;
+    }
+}
+
+fn unknown_server(name: &str) -> ConnectionError {
+    ConnectionError::Config(format!("unknown server \"{name}\" (not in the configuration)"))
+}
+
+fn set_state(slot: &Slot, events: &EventSink, state: SlotState) {
+    let error = match &state {
+        SlotState::Failed(e) => Some(e.to_string()),
+        SlotState::Restarting(reason) => Some(reason.clone()),
+        _ => None,
+    };
+    let status = state.status();
+    slot.state.send_replace(state);
+    events.emit(HostEvent::ServerStatus {
+        server: slot.def.name.clone(),
+        status,
+        error,
+    });
+}
+
+async fn summary(slot: &Slot) -> ServerSummary {
+    let state = slot.state.borrow().clone();
+    let mut row = ServerSummary {
+        name: slot.def.name.clone(),
+        transport: slot.def.kind(),
+        status: state.status(),
+        era: None,
+        lifecycle: None,
+        server_info: None,
+        instructions: None,
+        capabilities: None,
+        error: None,
+        stderr: String::new(),
+    };
+    match state {
+        SlotState::Ready(conn) => {
+            row.era = Some(conn.identity.protocol_version.clone());
+            row.lifecycle = Some(conn.identity.era.as_str());
+            row.server_info = conn.identity.server_info.clone();
+            row.instructions = conn.identity.instructions.clone();
+            row.capabilities = Some(conn.identity.capabilities.clone());
+            row.stderr = conn.stderr.as_ref().map(|s| s.text()).unwrap_or_default();
+        }
+        SlotState::Failed(e) => row.error = Some(e.to_string()),
+        SlotState::Restarting(reason) => row.error = Some(reason),
+        SlotState::Starting | SlotState::Stopped => {}
+    }
+    row
+}
+
+const BACKOFF_START: Duration = Duration::from_millis(250);
+const BACKOFF_MAX: Duration = Duration::from_secs(30);
+/// A server that stayed up this long is considered healthy again: its next crash restarts without delay build-up.
+const HEALTHY_AFTER: Duration = Duration::from_secs(60);
+const MAX_QUICK_FAILURES: u32 = 6;
+
+async fn supervise(slot: Arc<Slot>, ctx: ConnectContext, restart: bool) {
+    let mut backoff = BACKOFF_START;
+    let mut failures = 0u32;
+    loop {
+        let started = tokio::time::Instant::now();
+        match Connection::connect(&slot.def, &ctx).await {
+            Ok(conn) => {
+                let conn = Arc::new(conn);
+                set_state(&slot, &ctx.events, SlotState::Ready(conn.clone()));
+                conn.closed().await;
+                let reason = conn.close_reason().await;
+                ctx.events.server_error(&slot.def.name, "server_exited", format!("the server stopped: {reason}"));
+                if !restart {
+                    set_state(&slot, &ctx.events, SlotState::Failed(ConnectionError::Closed(Some(reason))));
+                    return;
+                }
+                if started.elapsed() > HEALTHY_AFTER {
+                    backoff = BACKOFF_START;
+                    failures = 0;
+                }
+                failures += 1;
+                set_state(&slot, &ctx.events, SlotState::Restarting(reason));
+                // The old process is reaped in the background; the new one starts after the backoff.
+                tokio::spawn(async move {
+                    if let Ok(conn) = Arc::try_unwrap(conn) {
+                        conn.shutdown().await;
+                    }
+                });
+            }
+            Err(e) => {
+                let permanent = matches!(e, ConnectionError::Config(_) | ConnectionError::Spawn(_));
+                failures += 1;
+                if !restart || permanent || failures >= MAX_QUICK_FAILURES {
+                    set_state(&slot, &ctx.events, SlotState::Failed(e));
+                    return;
+                }
+                set_state(&slot, &ctx.events, SlotState::Restarting(e.to_string()));
+            }
+        }
+        if failures >= MAX_QUICK_FAILURES {
+            set_state(
+                &slot,
+                &ctx.events,
+                SlotState::Failed(ConnectionError::Closed(Some(format!("crashed {failures} times; not restarting")))),
+            );
+            return;
+        }
+        tokio::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(BACKOFF_MAX);
+    }
+}

@@ -1,0 +1,24 @@
+//! wharf-core: the host behind the Wharf app and the `wharf` command.
+//!
+//! Everything a test can drive without a window lives here: configuration, connections to MCP servers in both
+//! protocol eras, process hygiene, and the input broker that every server-to-user request goes through.
+
+pub mod broker;
+pub mod config;
+pub mod connection;
+pub mod era;
+pub mod events;
+pub mod host;
+pub mod process;
+pub mod stdio_transport;
+
+pub use broker::{InputAnswer, InputKind, InputRequest, ScriptedAgent, UserAgent};
+pub use config::{Config, ConfigError, ServerDef, TransportDef};
+pub use connection::{CallOptions, Connection, ConnectionError};
+pub use era::{Era, EraCache};
+pub use events::{EventSink, HostEvent, ServerStatus};
+pub use host::{Host, HostOptions, ServerSummary};
+
+/// The name and version Wharf announces to servers.
+pub const CLIENT_NAME: &str = "wharf";
+pub const CLIENT_VERSION: &str = env!("CARGO_PKG_VERSION");

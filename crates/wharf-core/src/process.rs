@@ -1,0 +1,228 @@
+//! Child processes of stdio servers: own process group, stderr kept in a bounded buffer, graceful shutdown
+//! (close stdin, wait, SIGTERM, SIGKILL) and no orphans even when Wharf itself is killed.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::AsyncReadExt;
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+/// How much of a server's stderr is kept for the user (the newest bytes).
+pub const STDERR_TAIL_BYTES: usize = 16 * 1024;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SpawnError {
+    #[error("command not found: {0}")]
+    NotFound(String),
+    #[error("cannot start {command}: {source}")]
+    Io {
+        command: String,
+        source: std::io::Error,
+    },
+}
+
+/// The newest bytes a server wrote to stderr. Old output is dropped, never the process.
+#[derive(Debug, Clone, Default)]
+pub struct StderrTail(Arc<Mutex<VecDeque<u8>>>);
+
+impl StderrTail {
+    fn push(&self, bytes: &[u8]) {
+        let Ok(mut buf) = self.0.lock() else { return };
+        let bytes = if bytes.len() > STDERR_TAIL_BYTES {
+            &bytes[bytes.len() - STDERR_TAIL_BYTES..]
+        } else {
+            bytes
+        };
+        let overflow = (buf.len() + bytes.len()).saturating_sub(STDERR_TAIL_BYTES);
+        buf.drain(..overflow);
+        buf.extend(bytes);
+    }
+
+    pub fn text(&self) -> String {
+        let Ok(buf) = self.0.lock() else {
+            return String::new();
+        };
+        let (a, b) = buf.as_slices();
+        let mut bytes = Vec::with_capacity(a.len() + b.len());
+        bytes.extend_from_slice(a);
+        bytes.extend_from_slice(b);
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+
+    /// The last non-empty line, to explain a crash in one line.
+    pub fn last_line(&self) -> Option<String> {
+        self.text()
+            .lines()
+            .rev()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .map(|l| l.chars().take(300).collect())
+    }
+}
+
+/// A running stdio server process.
+pub struct ServerProcess {
+    child: Child,
+    pgid: i32,
+    /// Holding this pipe keeps the watchdog waiting; when Wharf dies the pipe closes and the watchdog kills the
+    /// server's whole process group (npx and its node child included).
+    watchdog: Option<Child>,
+    pub stderr: StderrTail,
+}
+
+pub struct SpawnedServer {
+    pub process: ServerProcess,
+    pub stdin: ChildStdin,
+    pub stdout: ChildStdout,
+}
+
+pub fn spawn(
+    command: &str,
+    args: &[String],
+    env: &BTreeMap<String, String>,
+    cwd: Option<&PathBuf>,
+) -> Result<SpawnedServer, SpawnError> {
+    let mut cmd = Command::new(command);
+    cmd.args(args)
+        .envs(env)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    if let Some(cwd) = cwd {
+        cmd.current_dir(cwd);
+    }
+    // SAFETY: prctl is async-signal-safe; the closure allocates nothing and touches no locks.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().map_err(|source| {
+        if source.kind() == std::io::ErrorKind::NotFound {
+            SpawnError::NotFound(command.to_string())
+        } else {
+            SpawnError::Io {
+                command: command.to_string(),
+                source,
+            }
+        }
+    })?;
+    let io_error = |what: &str| SpawnError::Io {
+        command: command.to_string(),
+        source: std::io::Error::other(format!("no {what} pipe")),
+    };
+    let stdin = child.stdin.take().ok_or_else(|| io_error("stdin"))?;
+    let stdout = child.stdout.take().ok_or_else(|| io_error("stdout"))?;
+    let stderr_pipe = child.stderr.take().ok_or_else(|| io_error("stderr"))?;
+    let pgid = child.id().map(|p| p as i32).unwrap_or(0);
+
+    let stderr = StderrTail::default();
+    let tail = stderr.clone();
+    tokio::spawn(async move {
+        let mut pipe = stderr_pipe;
+        let mut chunk = [0u8; 4096];
+        loop {
+            match pipe.read(&mut chunk).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => tail.push(&chunk[..n]),
+            }
+        }
+    });
+
+    let watchdog = spawn_watchdog(pgid);
+    Ok(SpawnedServer {
+        process: ServerProcess {
+            child,
+            pgid,
+            watchdog,
+            stderr,
+        },
+        stdin,
+        stdout,
+    })
+}
+
+/// A tiny `sh` that waits for its stdin to close, then kills the server's process group. If it cannot start, the
+/// parent-death signal on the direct child still applies.
+fn spawn_watchdog(pgid: i32) -> Option<Child> {
+    if pgid <= 0 {
+        return None;
+    }
+    Command::new("/bin/sh")
+        .arg("-c")
+        .arg(format!(
+            "read _ignored; kill -TERM -- -{pgid} 2>/dev/null; sleep 2; kill -KILL -- -{pgid} 2>/dev/null"
+        ))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(false)
+        .spawn()
+        .ok()
+}
+
+impl ServerProcess {
+    pub fn pid(&self) -> Option<u32> {
+        self.child.id()
+    }
+
+    /// Non-blocking: has the process exited, and how?
+    pub fn try_exit_status(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+
+    /// Waits for the process to exit on its own.
+    pub async fn wait(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.wait().await.ok()
+    }
+
+    /// The spec's shutdown: stdin is already closed by the caller (the transport is dropped); wait, then SIGTERM the
+    /// group, wait, then SIGKILL it.
+    pub async fn shutdown(&mut self, grace: Duration) {
+        if tokio::time::timeout(grace, self.child.wait()).await.is_err() {
+            self.signal_group(libc::SIGTERM);
+            if tokio::time::timeout(grace, self.child.wait()).await.is_err() {
+                self.signal_group(libc::SIGKILL);
+                let _ = self.child.wait().await;
+            }
+        }
+        // Children the server left behind in its group go too.
+        self.signal_group(libc::SIGKILL);
+        self.release_watchdog().await;
+    }
+
+    fn signal_group(&self, signal: i32) {
+        if self.pgid > 0 {
+            // SAFETY: plain syscall on a process group we created.
+            unsafe {
+                libc::kill(-self.pgid, signal);
+            }
+        }
+    }
+
+    async fn release_watchdog(&mut self) {
+        if let Some(mut dog) = self.watchdog.take() {
+            // The group is already gone: stop the watchdog rather than let it signal a reused group id.
+            let _ = dog.start_kill();
+            let _ = dog.wait().await;
+        }
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        // Dropped without a graceful shutdown (e.g. the runtime is going away): kill the group now.
+        if self.child.try_wait().ok().flatten().is_none() {
+            self.signal_group(libc::SIGKILL);
+        }
+        if let Some(dog) = self.watchdog.as_mut() {
+            let _ = dog.start_kill();
+        }
+    }
+}
