@@ -1,1 +1,257 @@
-fn main() {}
+//! `wharf`: the headless face of wharf-core. The contract is ../shared/CLI-CONTRACT.md: JSON on stdout, one-line
+//! reasons on stderr, exit 0 / 1 (the tool said isError) / 2 (connection, protocol or usage error).
+
+mod conformance;
+mod events_file;
+mod session;
+mod terminal;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Parser, Subcommand};
+use serde_json::Value;
+use wharf_core::broker::{Broker, DeclaredCapabilities, DeclineAll, ScriptedAgent, UserAgent};
+use wharf_core::{CallOptions, Config, EraCache, Host, HostOptions};
+
+use crate::events_file::EventsFile;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "wharf",
+    version,
+    about = "A headless MCP host: talk to many MCP servers from scripts and tests"
+)]
+struct Cli {
+    /// The configuration file (VS Code mcp.json or Claude Desktop's mcpServers).
+    #[arg(long, global = true, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// A workspace folder (repeatable): the source of roots and ${workspaceFolder}.
+    #[arg(long, global = true, value_name = "DIR")]
+    workspace: Vec<PathBuf>,
+    /// Answer server-to-user requests from FILE instead of asking on the terminal.
+    #[arg(long, global = true, value_name = "FILE")]
+    answers: Option<PathBuf>,
+    /// Append every user-facing event to FILE as JSON Lines.
+    #[arg(long, global = true, value_name = "FILE")]
+    events: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// One JSON object per configured server (connects to each).
+    Servers,
+    /// The tools of one server, or of every server.
+    Tools { server: Option<String> },
+    /// Calls one tool and prints the final CallToolResult.
+    Call {
+        server: String,
+        tool: String,
+        args: Option<String>,
+    },
+    /// A long-running host driven by JSON commands on stdin.
+    Session,
+    /// The client command the MCP conformance suite launches.
+    Conformance { url: String },
+    #[command(external_subcommand)]
+    Later(Vec<String>),
+}
+
+/// A failure that ends the command: exit 2 with one line on stderr.
+#[derive(Debug)]
+pub struct Failure(pub String);
+
+impl<E: std::fmt::Display> From<E> for Failure {
+    fn from(e: E) -> Self {
+        Failure(e.to_string())
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    init_logging();
+    // One thread: rmcp's round trips are ~3x faster on a current-thread runtime (PEERS.md section 6), and the host
+    // never blocks the thread, so servers stay isolated from each other.
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => return fail(&format!("cannot start the async runtime: {e}")),
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(code) => code,
+        Err(Failure(reason)) => fail(&reason),
+    }
+}
+
+fn fail(reason: &str) -> ExitCode {
+    let line = reason.lines().next().unwrap_or(reason);
+    eprintln!("wharf: {line}");
+    ExitCode::from(2)
+}
+
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("WHARF_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,rmcp=error"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .without_time()
+        .try_init();
+}
+
+async fn run(cli: Cli) -> Result<ExitCode, Failure> {
+    if let Command::Later(words) = &cli.command {
+        let name = words.first().map(String::as_str).unwrap_or("");
+        return Err(Failure(match name {
+            "resources" | "read" | "prompts" | "prompt" | "complete" | "secret" | "bench" => {
+                format!("{name}: not yet supported")
+            }
+            other => format!("unknown command \"{other}\" (see wharf --help)"),
+        }));
+    }
+    if !cli.workspace.is_empty() {
+        eprintln!(
+            "wharf: --workspace: workspace folders are accepted but roots are not yet supported"
+        );
+    }
+    let events = EventsFile::open(cli.events.as_deref())?;
+    let agent = user_agent(&cli)?;
+    let broker = Broker::new(DeclaredCapabilities::default(), agent);
+    if let Command::Conformance { url } = &cli.command {
+        return conformance::run(url, broker, events).await;
+    }
+    let config_path = cli
+        .config
+        .clone()
+        .unwrap_or_else(wharf_core::config::default_config_path);
+    let config = Config::load(&config_path)?;
+    for warning in &config.warnings {
+        eprintln!("wharf: warning: {warning}");
+    }
+    let options = HostOptions {
+        eras: Arc::new(EraCache::default_location()),
+        restart: matches!(cli.command, Command::Session),
+        ..HostOptions::default()
+    };
+    match cli.command {
+        Command::Session => session::run(config, broker, events, options).await,
+        command => {
+            let host = Host::new(config, broker, events.sink(false), options);
+            let outcome = one_shot(&host, command).await;
+            host.shutdown().await;
+            outcome
+        }
+    }
+}
+
+fn user_agent(cli: &Cli) -> Result<Arc<dyn UserAgent>, Failure> {
+    if let Some(path) = &cli.answers {
+        return Ok(Arc::new(ScriptedAgent::load(path)?));
+    }
+    if terminal::is_interactive() {
+        return Ok(Arc::new(terminal::TerminalAgent));
+    }
+    Ok(Arc::new(DeclineAll))
+}
+
+async fn one_shot(host: &Host, command: Command) -> Result<ExitCode, Failure> {
+    match command {
+        Command::Servers => {
+            host.start_all().await;
+            let summaries = host.settle().await;
+            print_json(&serde_json::to_value(summaries)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Tools { server } => {
+            let names = match server {
+                Some(name) => vec![name],
+                None => {
+                    host.start_all().await;
+                    host.server_names()
+                }
+            };
+            let single = names.len() == 1;
+            let mut all = Vec::new();
+            for name in names {
+                let listed = async { host.connection(&name).await?.list_tools().await }.await;
+                match listed {
+                    Ok(tools) => all.extend(tools.into_iter().map(|t| {
+                        let mut v = serde_json::json!({"server": name});
+                        if let (Value::Object(row), Ok(Value::Object(tool))) =
+                            (&mut v, serde_json::to_value(t))
+                        {
+                            row.extend(tool);
+                        }
+                        v
+                    })),
+                    Err(e) if single => return Err(Failure(format!("{name}: {e}"))),
+                    Err(e) => eprintln!("wharf: {name}: {e}"),
+                }
+            }
+            print_json(&Value::Array(all));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Call { server, tool, args } => {
+            let args = parse_args(args.as_deref())?;
+            let conn = host
+                .connection(&server)
+                .await
+                .map_err(|e| Failure(format!("{server}: {e}")))?;
+            let cancel = tokio_util::sync::CancellationToken::new();
+            let interrupt = cancel.clone();
+            tokio::spawn(async move {
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    interrupt.cancel();
+                }
+            });
+            let options = CallOptions {
+                cancel,
+                ..CallOptions::default()
+            };
+            let result = conn
+                .call_tool(&tool, args, &options)
+                .await
+                .map_err(|e| Failure(format!("{server}: {tool}: {e}")))?;
+            print_json(&result);
+            let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
+            Ok(if is_error {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        Command::Session | Command::Conformance { .. } | Command::Later(_) => {
+            Err(Failure("internal: command dispatched twice".into()))
+        }
+    }
+}
+
+/// Tool arguments: a JSON object, or nothing.
+pub fn parse_args(text: Option<&str>) -> Result<Option<serde_json::Map<String, Value>>, Failure> {
+    let Some(text) = text else { return Ok(None) };
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(map)) => Ok(Some(map)),
+        Ok(_) => Err(Failure("ARGS_JSON must be a JSON object".into())),
+        Err(e) => Err(Failure(format!("ARGS_JSON is not valid JSON: {e}"))),
+    }
+}
+
+fn print_json(value: &Value) {
+    match serde_json::to_string_pretty(value) {
+        Ok(text) => println!("{text}"),
+        Err(e) => eprintln!("wharf: cannot print the result: {e}"),
+    }
+}

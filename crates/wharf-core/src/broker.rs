@@ -95,7 +95,9 @@ impl BrokerRefusal {
             // roots.mdx: "Client does not support roots: -32601"; sampling is a method we do not offer either.
             BrokerRefusal::Undeclared(InputKind::Roots | InputKind::Sampling) => -32601,
             // elicitation.mdx: a mode not declared in client capabilities gets -32602.
-            BrokerRefusal::Undeclared(InputKind::ElicitationForm | InputKind::ElicitationUrl) => -32602,
+            BrokerRefusal::Undeclared(InputKind::ElicitationForm | InputKind::ElicitationUrl) => {
+                -32602
+            }
         }
     }
 }
@@ -124,7 +126,9 @@ impl Broker {
 
 impl std::fmt::Debug for Broker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Broker").field("capabilities", &self.capabilities).finish()
+        f.debug_struct("Broker")
+            .field("capabilities", &self.capabilities)
+            .finish()
     }
 }
 
@@ -187,7 +191,10 @@ impl ScriptedAgent {
             };
             let answers = items
                 .into_iter()
-                .map(|item| serde_json::from_value::<InputAnswer>(item).map_err(|e| format!("\"{key}\": {e}")))
+                .map(|item| {
+                    serde_json::from_value::<InputAnswer>(item)
+                        .map_err(|e| format!("\"{key}\": {e}"))
+                })
                 .collect::<Result<Vec<_>, _>>()?;
             if !answers.is_empty() {
                 queues.insert(kind, (answers, 0));
@@ -241,25 +248,48 @@ mod tests {
         )
         .unwrap();
         let form = || agent.answer(request(InputKind::ElicitationForm));
-        assert_eq!(form().await, InputAnswer::Accept { content: serde_json::json!({"n": 1}) });
+        assert_eq!(
+            form().await,
+            InputAnswer::Accept {
+                content: serde_json::json!({"n": 1})
+            }
+        );
         assert_eq!(form().await, InputAnswer::Cancel);
         assert_eq!(form().await, InputAnswer::Cancel);
-        assert_eq!(agent.answer(request(InputKind::Sampling)).await, InputAnswer::Decline);
-        assert_eq!(agent.answer(request(InputKind::ElicitationUrl)).await, InputAnswer::Decline);
+        assert_eq!(
+            agent.answer(request(InputKind::Sampling)).await,
+            InputAnswer::Decline
+        );
+        assert_eq!(
+            agent.answer(request(InputKind::ElicitationUrl)).await,
+            InputAnswer::Decline
+        );
     }
 
     #[test]
     fn bad_answers_files_are_clear_errors() {
-        assert!(ScriptedAgent::parse(r#"{"elicitation": {"action": "accept"}}"#).unwrap_err().contains("elicitation"));
-        assert!(ScriptedAgent::parse(r#"{"sampling": {"action": "maybe"}}"#).unwrap_err().contains("sampling"));
+        assert!(
+            ScriptedAgent::parse(r#"{"elicitation": {"action": "accept"}}"#)
+                .unwrap_err()
+                .contains("elicitation")
+        );
+        assert!(ScriptedAgent::parse(r#"{"sampling": {"action": "maybe"}}"#)
+            .unwrap_err()
+            .contains("sampling"));
     }
 
     #[tokio::test]
     async fn undeclared_kinds_never_reach_the_user() {
-        let broker = Broker::new(DeclaredCapabilities::default(), Arc::new(ScriptedAgent::default()));
+        let broker = Broker::new(
+            DeclaredCapabilities::default(),
+            Arc::new(ScriptedAgent::default()),
+        );
         let refusal = broker.ask(request(InputKind::Roots)).await.unwrap_err();
         assert_eq!(refusal.jsonrpc_code(), -32601);
-        let refusal = broker.ask(request(InputKind::ElicitationForm)).await.unwrap_err();
+        let refusal = broker
+            .ask(request(InputKind::ElicitationForm))
+            .await
+            .unwrap_err();
         assert_eq!(refusal.jsonrpc_code(), -32602);
     }
 }

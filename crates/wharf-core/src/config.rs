@@ -179,7 +179,9 @@ impl Config {
             (None, None) => return Ok(config),
         };
         let Value::Object(servers) = servers else {
-            return Err(invalid("\"servers\" must be an object of named servers".into()));
+            return Err(invalid(
+                "\"servers\" must be an object of named servers".into(),
+            ));
         };
         for (name, def) in servers {
             if name.trim().is_empty() {
@@ -215,7 +217,9 @@ impl Config {
 }
 
 fn millis(def: &Map<String, Value>, key: &str) -> Option<Duration> {
-    def.get(key).and_then(Value::as_u64).map(Duration::from_millis)
+    def.get(key)
+        .and_then(Value::as_u64)
+        .map(Duration::from_millis)
 }
 
 /// serde_json appends " at line L column C"; the position is reported separately.
@@ -273,15 +277,21 @@ fn parse_transport(
                 .ok_or_else(|| "an http server needs a \"url\"".to_string())?;
             let url = expand(&url, "url", env)?;
             if !(url.starts_with("http://") || url.starts_with("https://")) {
-                return Err(format!("\"url\" must start with http:// or https://, got {url:?}"));
+                return Err(format!(
+                    "\"url\" must start with http:// or https://, got {url:?}"
+                ));
             }
             Ok(TransportDef::Http {
                 url,
                 headers: string_map(def, "headers", env)?,
             })
         }
-        "sse" => Err("the deprecated HTTP+SSE transport is not supported; use Streamable HTTP".into()),
-        other => Err(format!("unknown server type \"{other}\" (expected stdio or http)")),
+        "sse" => {
+            Err("the deprecated HTTP+SSE transport is not supported; use Streamable HTTP".into())
+        }
+        other => Err(format!(
+            "unknown server type \"{other}\" (expected stdio or http)"
+        )),
     }
 }
 

@@ -9,12 +9,13 @@ mod http;
 mod mrtr;
 mod watched;
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{ClientConfig, Implementation, ProtocolVersion};
-use rmcp::service::{ClientInitializeError, ClientLifecycleMode, RoleClient, RunningService, ServiceError};
+use rmcp::service::{
+    ClientInitializeError, ClientLifecycleMode, RoleClient, RunningService, ServiceError,
+};
 use rmcp::ClientServiceExt;
 use serde::Serialize;
 use serde_json::Value;
@@ -47,12 +48,15 @@ pub enum ConnectionError {
     Cancelled,
     #[error("{0}")]
     Protocol(String),
-    #[error("unknown tool \"{0}\"")]
-    UnknownTool(String),
+    #[error("unknown server \"{0}\" (not in the configuration)")]
+    UnknownServer(String),
 }
 
 fn detail(reason: &Option<String>) -> String {
-    reason.as_ref().map(|r| format!(": {r}")).unwrap_or_default()
+    reason
+        .as_ref()
+        .map(|r| format!(": {r}"))
+        .unwrap_or_default()
 }
 
 /// Per-call options: where progress goes, how to cancel, how long silence may last.
@@ -107,7 +111,6 @@ pub struct Connection {
     events: EventSink,
     broker: Broker,
     request_timeout: Duration,
-    next_token: AtomicU64,
 }
 
 /// Everything `connect` needs besides the definition.
@@ -167,14 +170,19 @@ fn init_error(e: ClientInitializeError) -> ConnectionError {
 impl Connection {
     /// Connects to `def`, probing its era unless the cache knows it. A cached era that fails is forgotten and the
     /// server probed afresh, once.
-    pub async fn connect(def: &ServerDef, ctx: &ConnectContext) -> Result<Connection, ConnectionError> {
+    pub async fn connect(
+        def: &ServerDef,
+        ctx: &ConnectContext,
+    ) -> Result<Connection, ConnectionError> {
         let transport = def.transport.clone().map_err(ConnectionError::Config)?;
         let hash = def.definition_hash();
         let cached = ctx.eras.get(&hash);
         let first = Self::connect_once(def, &transport, ctx, cached).await;
         let conn = match (first, cached) {
             (Ok(conn), _) => conn,
-            (Err(e), Some(_)) if !matches!(e, ConnectionError::Spawn(_) | ConnectionError::Config(_)) => {
+            (Err(e), Some(_))
+                if !matches!(e, ConnectionError::Spawn(_) | ConnectionError::Config(_)) =>
+            {
                 tracing::info!(server = %def.name, "cached era failed ({e}); probing again");
                 ctx.eras.forget(&hash);
                 Self::connect_once(def, &transport, ctx, None).await?
@@ -202,8 +210,13 @@ impl Connection {
                     .map_err(|e| ConnectionError::Spawn(e.to_string()))?;
                 let mut process = spawned.process;
                 let stderr = process.stderr.clone();
-                let mut transport =
-                    StdioTransport::new(&def.name, spawned.stdout, spawned.stdin, ctx.max_message_bytes, ctx.events.clone());
+                let mut transport = StdioTransport::new(
+                    &def.name,
+                    spawned.stdout,
+                    spawned.stdin,
+                    ctx.max_message_bytes,
+                    ctx.events.clone(),
+                );
                 let close_reason = transport.close_reason();
                 let era = match era {
                     Some(era) => era,
@@ -216,8 +229,11 @@ impl Connection {
                                 Era::Legacy
                             }
                             ProbeOutcome::Closed => {
-                                let reason = exit_reason(&mut process, &stderr, &close_reason).await;
-                                return Err(ConnectionError::Closed(Some(format!("during start-up: {reason}"))));
+                                let reason =
+                                    exit_reason(&mut process, &stderr, &close_reason).await;
+                                return Err(ConnectionError::Closed(Some(format!(
+                                    "during start-up: {reason}"
+                                ))));
                             }
                         }
                     }
@@ -237,7 +253,9 @@ impl Connection {
                         let reason = exit_reason(&mut process, &stderr, &close_reason).await;
                         process.shutdown(Duration::from_millis(200)).await;
                         return Err(match e {
-                            ConnectionError::Connect(m) => ConnectionError::Connect(format!("{m} ({reason})")),
+                            ConnectionError::Connect(m) => {
+                                ConnectionError::Connect(format!("{m} ({reason})"))
+                            }
                             other => other,
                         });
                     }
@@ -246,11 +264,32 @@ impl Connection {
                         return Err(ConnectionError::Timeout(def.probe_timeout));
                     }
                 };
-                Ok(Self::assemble(def, ctx, service, Some(process), Some(stderr), close_reason, closed, progress, era))
+                Ok(Self::assemble(
+                    def,
+                    ctx,
+                    service,
+                    Some(process),
+                    Some(stderr),
+                    close_reason,
+                    closed,
+                    progress,
+                    era,
+                ))
             }
             TransportDef::Http { url, headers } => {
-                let (service, era, progress, closed) = http::connect(def, ctx, url, headers, era).await?;
-                Ok(Self::assemble(def, ctx, service, None, None, Arc::default(), closed, progress, era))
+                let (service, era, progress, closed) =
+                    http::connect(def, ctx, url, headers, era).await?;
+                Ok(Self::assemble(
+                    def,
+                    ctx,
+                    service,
+                    None,
+                    None,
+                    Arc::default(),
+                    closed,
+                    progress,
+                    era,
+                ))
             }
         }
     }
@@ -290,7 +329,6 @@ impl Connection {
             events: ctx.events.clone(),
             broker: ctx.broker.clone(),
             request_timeout: def.request_timeout,
-            next_token: AtomicU64::new(1),
         }
     }
 
@@ -307,7 +345,14 @@ impl Connection {
     pub async fn close_reason(&self) -> String {
         let mut process = self.process.lock().await;
         match process.as_mut() {
-            Some(p) => exit_reason(p, self.stderr.as_ref().unwrap_or(&StderrTail::default()), &self.close_reason).await,
+            Some(p) => {
+                exit_reason(
+                    p,
+                    self.stderr.as_ref().unwrap_or(&StderrTail::default()),
+                    &self.close_reason,
+                )
+                .await
+            }
             None => self
                 .close_reason
                 .lock()
@@ -331,9 +376,9 @@ impl Connection {
             ServiceError::TransportClosed | ServiceError::TransportSend(_) => self.closed_error(),
             ServiceError::Timeout { timeout } => ConnectionError::Timeout(timeout),
             ServiceError::Cancelled { .. } => ConnectionError::Cancelled,
-            ServiceError::InputRequiredRoundsExceeded { max_rounds } => ConnectionError::Protocol(format!(
-                "the server kept asking for input: gave up after {max_rounds} rounds"
-            )),
+            ServiceError::InputRequiredRoundsExceeded { max_rounds } => ConnectionError::Protocol(
+                format!("the server kept asking for input: gave up after {max_rounds} rounds"),
+            ),
             other => ConnectionError::Protocol(other.to_string()),
         }
     }
@@ -361,7 +406,9 @@ impl Connection {
 
     /// Stops the connection the way the spec asks: close stdin, wait, SIGTERM, SIGKILL.
     pub async fn shutdown(self) {
-        let Connection { service, process, .. } = self;
+        let Connection {
+            service, process, ..
+        } = self;
         let _ = tokio::time::timeout(Duration::from_secs(2), service.cancel()).await;
         if let Some(mut p) = process.into_inner() {
             p.shutdown(Duration::from_secs(2)).await;
@@ -369,10 +416,17 @@ impl Connection {
     }
 
     pub fn pid(&self) -> Option<u32> {
-        self.process.try_lock().ok().and_then(|p| p.as_ref().and_then(ServerProcess::pid))
+        self.process
+            .try_lock()
+            .ok()
+            .and_then(|p| p.as_ref().and_then(ServerProcess::pid))
     }
 
-    pub(crate) fn emit_progress(&self, label: &Option<Value>, p: &rmcp::model::ProgressNotificationParam) {
+    pub(crate) fn emit_progress(
+        &self,
+        label: &Option<Value>,
+        p: &rmcp::model::ProgressNotificationParam,
+    ) {
         self.events.emit(HostEvent::Progress {
             server: self.server.clone(),
             call: label.clone(),
@@ -417,13 +471,20 @@ fn identity_of(service: &RunningService<RoleClient, WharfHandler>, era: Era) -> 
 }
 
 /// One line on why a stdio server stopped: our own reason, its exit status, the last thing it wrote to stderr.
-async fn exit_reason(process: &mut ServerProcess, stderr: &StderrTail, ours: &Arc<Mutex<Option<String>>>) -> String {
+async fn exit_reason(
+    process: &mut ServerProcess,
+    stderr: &StderrTail,
+    ours: &Arc<Mutex<Option<String>>>,
+) -> String {
     if let Some(reason) = ours.lock().ok().and_then(|r| r.clone()) {
         return reason;
     }
     let status = match process.try_exit_status() {
         Some(s) => Some(s),
-        None => tokio::time::timeout(Duration::from_millis(500), process.wait()).await.ok().flatten(),
+        None => tokio::time::timeout(Duration::from_millis(500), process.wait())
+            .await
+            .ok()
+            .flatten(),
     };
     let mut parts = Vec::new();
     if let Some(status) = status {
@@ -442,12 +503,5 @@ async fn exit_reason(process: &mut ServerProcess, stderr: &StderrTail, ours: &Ar
         "the server closed its output".into()
     } else {
         parts.join("; ")
-    }
-}
-
-impl Connection {
-    fn next_progress_token(&self) -> rmcp::model::ProgressToken {
-        let n = self.next_token.fetch_add(1, Ordering::Relaxed);
-        rmcp::model::ProgressToken(rmcp::model::NumberOrString::String(format!("wharf-{n}").into()))
     }
 }

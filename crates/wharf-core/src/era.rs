@@ -70,7 +70,9 @@ impl EraCache {
 
     pub fn put(&self, definition_hash: &str, era: Era) {
         let snapshot = {
-            let Ok(mut entries) = self.entries.lock() else { return };
+            let Ok(mut entries) = self.entries.lock() else {
+                return;
+            };
             if entries.get(definition_hash) == Some(&era) {
                 return;
             }
@@ -82,7 +84,9 @@ impl EraCache {
 
     pub fn forget(&self, definition_hash: &str) {
         let snapshot = {
-            let Ok(mut entries) = self.entries.lock() else { return };
+            let Ok(mut entries) = self.entries.lock() else {
+                return;
+            };
             if entries.remove(definition_hash).is_none() {
                 return;
             }
@@ -98,7 +102,10 @@ impl EraCache {
             let dir = path.parent().unwrap_or(path.as_path());
             std::fs::create_dir_all(dir)?;
             let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-            std::fs::write(&tmp, serde_json::to_vec_pretty(entries).map_err(std::io::Error::other)?)?;
+            std::fs::write(
+                &tmp,
+                serde_json::to_vec_pretty(entries).map_err(std::io::Error::other)?,
+            )?;
             std::fs::rename(&tmp, path)
         })();
         if let Err(e) = result {

@@ -186,7 +186,11 @@ impl Host {
             match rx.borrow_and_update().clone() {
                 SlotState::Ready(conn) => return Ok(conn),
                 SlotState::Failed(e) => return Err(e),
-                SlotState::Stopped => return Err(ConnectionError::Closed(Some("the server is stopped".into()))),
+                SlotState::Stopped => {
+                    return Err(ConnectionError::Closed(Some(
+                        "the server is stopped".into(),
+                    )))
+                }
                 SlotState::Starting | SlotState::Restarting(_) => {}
             }
             if rx.changed().await.is_err() {
@@ -217,7 +221,7 @@ impl Host {
 }
 
 fn unknown_server(name: &str) -> ConnectionError {
-    ConnectionError::Config(format!("unknown server \"{name}\" (not in the configuration)"))
+    ConnectionError::UnknownServer(name.to_string())
 }
 
 fn set_state(slot: &Slot, events: &EventSink, state: SlotState) {
@@ -282,9 +286,17 @@ async fn supervise(slot: Arc<Slot>, ctx: ConnectContext, restart: bool) {
                 set_state(&slot, &ctx.events, SlotState::Ready(conn.clone()));
                 conn.closed().await;
                 let reason = conn.close_reason().await;
-                ctx.events.server_error(&slot.def.name, "server_exited", format!("the server stopped: {reason}"));
+                ctx.events.server_error(
+                    &slot.def.name,
+                    "server_exited",
+                    format!("the server stopped: {reason}"),
+                );
                 if !restart {
-                    set_state(&slot, &ctx.events, SlotState::Failed(ConnectionError::Closed(Some(reason))));
+                    set_state(
+                        &slot,
+                        &ctx.events,
+                        SlotState::Failed(ConnectionError::Closed(Some(reason))),
+                    );
                     return;
                 }
                 if started.elapsed() > HEALTHY_AFTER {
@@ -314,7 +326,9 @@ async fn supervise(slot: Arc<Slot>, ctx: ConnectContext, restart: bool) {
             set_state(
                 &slot,
                 &ctx.events,
-                SlotState::Failed(ConnectionError::Closed(Some(format!("crashed {failures} times; not restarting")))),
+                SlotState::Failed(ConnectionError::Closed(Some(format!(
+                    "crashed {failures} times; not restarting"
+                )))),
             );
             return;
         }

@@ -14,7 +14,9 @@ pub mod stdio_transport;
 
 pub use broker::{InputAnswer, InputKind, InputRequest, ScriptedAgent, UserAgent};
 pub use config::{Config, ConfigError, ServerDef, TransportDef};
-pub use connection::{CallOptions, Connection, ConnectionError};
+pub use connection::{
+    CallOptions, ConnectContext, Connection, ConnectionError, ServerIdentity, ToolInfo,
+};
 pub use era::{Era, EraCache};
 pub use events::{EventSink, HostEvent, ServerStatus};
 pub use host::{Host, HostOptions, ServerSummary};

@@ -185,9 +185,15 @@ impl ServerProcess {
     /// The spec's shutdown: stdin is already closed by the caller (the transport is dropped); wait, then SIGTERM the
     /// group, wait, then SIGKILL it.
     pub async fn shutdown(&mut self, grace: Duration) {
-        if tokio::time::timeout(grace, self.child.wait()).await.is_err() {
+        if tokio::time::timeout(grace, self.child.wait())
+            .await
+            .is_err()
+        {
             self.signal_group(libc::SIGTERM);
-            if tokio::time::timeout(grace, self.child.wait()).await.is_err() {
+            if tokio::time::timeout(grace, self.child.wait())
+                .await
+                .is_err()
+            {
                 self.signal_group(libc::SIGKILL);
                 let _ = self.child.wait().await;
             }

@@ -87,7 +87,11 @@ impl StdioTransport {
         if let Ok(mut set) = self.pending.lock() {
             set.insert(id.clone());
         }
-        if self.write_line(request.to_string().into_bytes()).await.is_err() {
+        if self
+            .write_line(request.to_string().into_bytes())
+            .await
+            .is_err()
+        {
             return ProbeOutcome::Closed;
         }
         let deadline = tokio::time::Instant::now() + timeout;
@@ -106,7 +110,9 @@ impl StdioTransport {
                     return match r.result {
                         ServerResult::DiscoverResult(_) => ProbeOutcome::Modern,
                         _ => ProbeOutcome::Legacy {
-                            reason: "server/discover returned something other than a DiscoverResult".into(),
+                            reason:
+                                "server/discover returned something other than a DiscoverResult"
+                                    .into(),
                         },
                     };
                 }
@@ -116,12 +122,17 @@ impl StdioTransport {
                         ProbeOutcome::Modern
                     } else {
                         ProbeOutcome::Legacy {
-                            reason: format!("server/discover answered {}: {}", code.0, e.error.message),
+                            reason: format!(
+                                "server/discover answered {}: {}",
+                                code.0, e.error.message
+                            ),
                         }
                     };
                 }
                 // A legacy server may log or notify before answering; nothing else is expected yet.
-                Ok(Some(other)) => tracing::debug!(server = %self.server, ?other, "message during probe"),
+                Ok(Some(other)) => {
+                    tracing::debug!(server = %self.server, ?other, "message during probe")
+                }
             }
         }
     }
@@ -185,7 +196,11 @@ impl StdioTransport {
             }
             let raw = std::mem::take(&mut self.line);
             let text = trim_line(&raw);
-            let message = if text.is_empty() { None } else { self.check(text) };
+            let message = if text.is_empty() {
+                None
+            } else {
+                self.check(text)
+            };
             // Keep the allocation for the next line.
             self.line = raw;
             self.line.clear();
@@ -218,7 +233,10 @@ impl StdioTransport {
                     self.events.server_error(
                         &self.server,
                         "invalid_jsonrpc",
-                        format!("ignored a message that is not valid JSON-RPC for MCP ({e}): {}", preview(text)),
+                        format!(
+                            "ignored a message that is not valid JSON-RPC for MCP ({e}): {}",
+                            preview(text)
+                        ),
                     );
                 }
                 return None;
@@ -236,13 +254,20 @@ impl StdioTransport {
                     self.events.server_error(
                         &self.server,
                         "error_without_id",
-                        format!("the server reported an error: {} ({})", e.error.message, e.error.code.0),
+                        format!(
+                            "the server reported an error: {} ({})",
+                            e.error.message, e.error.code.0
+                        ),
                     );
                 }
                 None
             }
             Some(Some(id)) => {
-                let known = self.pending.lock().map(|mut s| s.remove(&id)).unwrap_or(false);
+                let known = self
+                    .pending
+                    .lock()
+                    .map(|mut s| s.remove(&id))
+                    .unwrap_or(false);
                 if known {
                     Some(message)
                 } else if self.ignored.remove(&id) {
@@ -251,7 +276,10 @@ impl StdioTransport {
                     self.events.server_error(
                         &self.server,
                         "unknown_response_id",
-                        format!("ignored a response to request id {} that Wharf never sent", id_text(&id)),
+                        format!(
+                            "ignored a response to request id {} that Wharf never sent",
+                            id_text(&id)
+                        ),
                     );
                     None
                 }
@@ -260,7 +288,8 @@ impl StdioTransport {
     }
 
     fn close_with(&self, code: &'static str, message: String) {
-        self.events.server_error(&self.server, code, message.clone());
+        self.events
+            .server_error(&self.server, code, message.clone());
         if let Ok(mut reason) = self.close_reason.lock() {
             reason.get_or_insert(message);
         }
@@ -279,10 +308,16 @@ pub fn is_modern_error(code: ErrorCode) -> bool {
     matches!(code.0, -32022..=-32020)
 }
 
-async fn write_to(writer: &tokio::sync::Mutex<Option<Writer>>, bytes: Vec<u8>) -> std::io::Result<()> {
+async fn write_to(
+    writer: &tokio::sync::Mutex<Option<Writer>>,
+    bytes: Vec<u8>,
+) -> std::io::Result<()> {
     let mut guard = writer.lock().await;
     let Some(w) = guard.as_mut() else {
-        return Err(std::io::Error::new(std::io::ErrorKind::NotConnected, "the server's stdin is closed"));
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::NotConnected,
+            "the server's stdin is closed",
+        ));
     };
     w.write_all(&bytes).await?;
     w.flush().await
@@ -298,7 +333,11 @@ fn trim_line(raw: &[u8]) -> &[u8] {
 
 fn preview(text: &[u8]) -> String {
     let lossy = String::from_utf8_lossy(&text[..text.len().min(120)]);
-    let mut out: String = lossy.chars().flat_map(char::escape_default).take(160).collect();
+    let mut out: String = lossy
+        .chars()
+        .flat_map(char::escape_default)
+        .take(160)
+        .collect();
     if text.len() > 120 {
         out.push('…');
     }
@@ -333,7 +372,9 @@ impl Transport<RoleClient> for StdioTransport {
         }
     }
 
-    fn receive(&mut self) -> impl std::future::Future<Output = Option<ServerJsonRpcMessage>> + Send {
+    fn receive(
+        &mut self,
+    ) -> impl std::future::Future<Output = Option<ServerJsonRpcMessage>> + Send {
         self.receive_message()
     }
 

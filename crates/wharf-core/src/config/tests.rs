@@ -10,21 +10,31 @@ fn env_with(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> 
 }
 
 fn parse(text: &str) -> Result<Config, ConfigError> {
-    Config::parse(Path::new("/c/mcp.json"), text, &env_with(&[("HOME_DIR", "/home/ada")]))
+    Config::parse(
+        Path::new("/c/mcp.json"),
+        text,
+        &env_with(&[("HOME_DIR", "/home/ada")]),
+    )
 }
 
 #[test]
 fn vscode_and_claude_formats_parse_to_the_same_servers() {
-    let vscode = parse(r#"{"servers": {"fs": {"type": "stdio", "command": "node", "args": ["s.js"]}}}"#)
-        .unwrap();
+    let vscode =
+        parse(r#"{"servers": {"fs": {"type": "stdio", "command": "node", "args": ["s.js"]}}}"#)
+            .unwrap();
     let claude = parse(r#"{"mcpServers": {"fs": {"command": "node", "args": ["s.js"]}}}"#).unwrap();
     assert_eq!(vscode.servers[0].transport, claude.servers[0].transport);
-    assert_eq!(vscode.servers[0].definition_hash(), claude.servers[0].definition_hash());
+    assert_eq!(
+        vscode.servers[0].definition_hash(),
+        claude.servers[0].definition_hash()
+    );
 }
 
 #[test]
 fn type_is_inferred_from_command_or_url() {
-    let c = parse(r#"{"servers": {"a": {"command": "x"}, "b": {"url": "http://127.0.0.1:1/mcp"}}}"#).unwrap();
+    let c =
+        parse(r#"{"servers": {"a": {"command": "x"}, "b": {"url": "http://127.0.0.1:1/mcp"}}}"#)
+            .unwrap();
     assert_eq!(c.servers[0].kind(), "stdio");
     assert_eq!(c.servers[1].kind(), "http");
     // File order is kept: users see their servers in the order they wrote them.
@@ -59,12 +69,21 @@ fn unresolved_variable_is_an_error_naming_it_and_never_passed_on() {
 
 #[test]
 fn later_issue_variables_are_reported_as_not_yet_supported() {
-    for var in ["${input:key}", "${workspaceFolder}", "${workspaceFolderBasename}"] {
+    for var in [
+        "${input:key}",
+        "${workspaceFolder}",
+        "${workspaceFolderBasename}",
+    ] {
         let text = format!(r#"{{"servers": {{"a": {{"command": "x", "args": ["{var}"]}}}}}}"#);
-        let err = parse(&text).unwrap().servers[0].transport.clone().unwrap_err();
+        let err = parse(&text).unwrap().servers[0]
+            .transport
+            .clone()
+            .unwrap_err();
         assert!(err.contains("not yet supported"), "{var}: {err}");
     }
-    let err = parse(r#"{"servers": {"a": {"url": "http://h/${bogus}"}}}"#).unwrap().servers[0]
+    let err = parse(r#"{"servers": {"a": {"url": "http://h/${bogus}"}}}"#)
+        .unwrap()
+        .servers[0]
         .transport
         .clone()
         .unwrap_err();
@@ -76,7 +95,10 @@ fn syntax_error_names_file_line_and_column() {
     let err = parse("{\n  \"servers\": {\n    \"a\": {\"command\": \"x\",}\n  }\n}").unwrap_err();
     let text = err.to_string();
     assert!(text.starts_with("/c/mcp.json:3:"), "{text}");
-    assert!(!text.contains(" at line "), "position must not be repeated: {text}");
+    assert!(
+        !text.contains(" at line "),
+        "position must not be repeated: {text}"
+    );
 }
 
 #[test]
@@ -90,16 +112,30 @@ fn unknown_keys_warn_but_load() {
 #[test]
 fn bad_shapes_are_clear_errors() {
     assert!(parse("[]").unwrap_err().to_string().contains("top level"));
-    assert!(parse(r#"{"servers": {"a": 3}}"#).unwrap_err().to_string().contains("\"a\""));
+    assert!(parse(r#"{"servers": {"a": 3}}"#)
+        .unwrap_err()
+        .to_string()
+        .contains("\"a\""));
     let c = parse(r#"{"servers": {"a": {"type": "sse", "url": "http://x"}, "b": {"type": "http", "url": "ftp://x"}}}"#)
         .unwrap();
-    assert!(c.servers[0].transport.clone().unwrap_err().contains("not supported"));
-    assert!(c.servers[1].transport.clone().unwrap_err().contains("http://"));
+    assert!(c.servers[0]
+        .transport
+        .clone()
+        .unwrap_err()
+        .contains("not supported"));
+    assert!(c.servers[1]
+        .transport
+        .clone()
+        .unwrap_err()
+        .contains("http://"));
 }
 
 #[test]
 fn definition_hash_changes_with_the_definition() {
     let a = parse(r#"{"servers": {"a": {"command": "x", "args": ["1"]}}}"#).unwrap();
     let b = parse(r#"{"servers": {"a": {"command": "x", "args": ["2"]}}}"#).unwrap();
-    assert_ne!(a.servers[0].definition_hash(), b.servers[0].definition_hash());
+    assert_ne!(
+        a.servers[0].definition_hash(),
+        b.servers[0].definition_hash()
+    );
 }

@@ -5,12 +5,12 @@
 //! The rmcp `ClientHandler` of one connection: legacy server-to-client requests go to the broker, notifications
 //! become host events or reach the call that is waiting for them.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
-    ElicitResult, ErrorCode, ErrorData, Implementation, ListRootsResult,
+    ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequestParams, ElicitResult, ErrorCode, ErrorData, Implementation, ListRootsResult,
     LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, ProtocolVersion,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
@@ -21,15 +21,35 @@ use tokio::sync::mpsc;
 use crate::broker::{Broker, BrokerRefusal, InputAnswer, InputKind, InputRequest};
 use crate::events::{EventSink, HostEvent};
 
-/// Progress notifications routed to the call that asked for them.
+/// Progress notifications routed to the call that asked for them. A notification can beat the registration of its
+/// token (the server answers while the caller is still being handed its request id), so unclaimed ones wait in a
+/// small buffer.
 #[derive(Debug, Default, Clone)]
-pub struct ProgressRouter(Arc<Mutex<HashMap<ProgressToken, mpsc::UnboundedSender<ProgressNotificationParam>>>>);
+pub struct ProgressRouter(Arc<Mutex<RouterState>>);
+
+#[derive(Debug, Default)]
+struct RouterState {
+    routes: HashMap<ProgressToken, mpsc::UnboundedSender<ProgressNotificationParam>>,
+    unclaimed: VecDeque<ProgressNotificationParam>,
+}
+
+const UNCLAIMED_KEPT: usize = 64;
 
 impl ProgressRouter {
     pub fn register(&self, token: ProgressToken) -> ProgressGuard {
         let (tx, rx) = mpsc::unbounded_channel();
-        if let Ok(mut map) = self.0.lock() {
-            map.insert(token.clone(), tx);
+        if let Ok(mut state) = self.0.lock() {
+            let early: Vec<_> = state
+                .unclaimed
+                .iter()
+                .filter(|p| p.progress_token == token)
+                .cloned()
+                .collect();
+            state.unclaimed.retain(|p| p.progress_token != token);
+            for p in early {
+                let _ = tx.send(p);
+            }
+            state.routes.insert(token.clone(), tx);
         }
         ProgressGuard {
             router: self.clone(),
@@ -38,12 +58,19 @@ impl ProgressRouter {
         }
     }
 
+    /// Delivers to the waiting call; false when no call claims it (yet).
     fn route(&self, params: ProgressNotificationParam) -> bool {
-        let Ok(map) = self.0.lock() else { return false };
-        match map.get(&params.progress_token) {
-            Some(tx) => tx.send(params).is_ok(),
-            None => false,
+        let Ok(mut state) = self.0.lock() else {
+            return false;
+        };
+        if let Some(tx) = state.routes.get(&params.progress_token) {
+            return tx.send(params).is_ok();
         }
+        if state.unclaimed.len() == UNCLAIMED_KEPT {
+            state.unclaimed.pop_front();
+        }
+        state.unclaimed.push_back(params);
+        false
     }
 }
 
@@ -56,8 +83,8 @@ pub struct ProgressGuard {
 
 impl Drop for ProgressGuard {
     fn drop(&mut self) {
-        if let Ok(mut map) = self.router.0.lock() {
-            map.remove(&self.token);
+        if let Ok(mut state) = self.router.0.lock() {
+            state.routes.remove(&self.token);
         }
     }
 }
@@ -94,13 +121,22 @@ pub fn refusal_error(refusal: BrokerRefusal) -> ErrorData {
 
 fn undeliverable(kind: InputKind, answer: InputAnswer) -> ErrorData {
     // Only reachable once a capability is declared without its answer mapping: say so rather than guess.
-    ErrorData::internal_error(format!("Wharf cannot yet deliver a {} answer ({answer:?})", kind.as_str()), None)
+    ErrorData::internal_error(
+        format!(
+            "Wharf cannot yet deliver a {} answer ({answer:?})",
+            kind.as_str()
+        ),
+        None,
+    )
 }
 
 impl ClientHandler for WharfHandler {
     fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(Self::capabilities(&self.broker), Implementation::new(crate::CLIENT_NAME, crate::CLIENT_VERSION))
-            .with_protocol_version(self.protocol_version.clone())
+        ClientConfig::new(
+            Self::capabilities(&self.broker),
+            Implementation::new(crate::CLIENT_NAME, crate::CLIENT_VERSION),
+        )
+        .with_protocol_version(self.protocol_version.clone())
     }
 
     async fn create_message(
@@ -113,7 +149,10 @@ impl ClientHandler for WharfHandler {
         Err(undeliverable(InputKind::Sampling, answer))
     }
 
-    async fn list_roots(&self, _context: RequestContext<RoleClient>) -> Result<ListRootsResult, ErrorData> {
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
         let answer = self.ask(InputKind::Roots, Value::Null).await?;
         Err(undeliverable(InputKind::Roots, answer))
     }
@@ -133,7 +172,11 @@ impl ClientHandler for WharfHandler {
         Err(undeliverable(kind, answer))
     }
 
-    async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
         let progress = params.clone();
         if !self.progress.route(params) {
             // Progress for a call nobody waits on any more (cancelled or finished): still worth showing.

@@ -11,7 +11,10 @@ use rmcp::ClientServiceExt;
 use tokio_util::sync::CancellationToken;
 
 use super::watched::Watched;
-use super::{init_error, lifecycle, Connection, ConnectContext, ConnectionError, ProgressRouter, WharfHandler};
+use super::{
+    init_error, lifecycle, ConnectContext, Connection, ConnectionError, ProgressRouter,
+    WharfHandler,
+};
 use crate::config::ServerDef;
 use crate::era::Era;
 use crate::stdio_transport::is_modern_error;
@@ -50,7 +53,12 @@ pub(super) async fn connect(
         let handler = Connection::handler(def, ctx, era);
         let progress = handler.progress.clone();
         let (t, closed) = Watched::new(transport(url, headers, ctx)?);
-        match tokio::time::timeout(def.probe_timeout, handler.serve_with_lifecycle(t, lifecycle(era))).await {
+        match tokio::time::timeout(
+            def.probe_timeout,
+            handler.serve_with_lifecycle(t, lifecycle(era)),
+        )
+        .await
+        {
             Ok(Ok(service)) => Ok(Ok((service, era, progress, closed))),
             Ok(Err(e)) => Ok(Err(e)),
             Err(_) => Err(ConnectionError::Timeout(def.probe_timeout)),

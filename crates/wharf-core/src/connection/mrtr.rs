@@ -2,41 +2,43 @@
 //! id, the same params, `inputResponses` under the server's keys and `requestState` echoed byte for byte.
 //! The state of one call never leaks into another: each call owns its params.
 
-use rmcp::model::{CallToolRequestParams, CallToolResponse, InputRequest as WireInputRequest, InputRequiredResult, InputResponses, JsonObject, RequestMetaObject};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
+    ClientRequest, InputRequest as WireInputRequest, InputRequiredResult, InputResponses,
+    JsonObject, ServerResult,
+};
+use rmcp::service::PeerRequestOptions;
 use serde_json::Value;
 
-use super::{CallOptions, Connection, ConnectionError, DEFAULT_MAX_MRTR_ROUNDS, MAX_REQUEST_STATE_BYTES};
+use super::{
+    CallOptions, Connection, ConnectionError, DEFAULT_MAX_MRTR_ROUNDS, MAX_REQUEST_STATE_BYTES,
+};
 use crate::broker::{InputAnswer, InputKind, InputRequest};
 
 impl Connection {
     /// Calls a tool and returns the final `CallToolResult` as JSON. MRTR rounds, progress and cancellation are
     /// handled on the way.
-    pub async fn call_tool(&self, tool: &str, args: Option<JsonObject>, options: &CallOptions) -> Result<Value, ConnectionError> {
+    pub async fn call_tool(
+        &self,
+        tool: &str,
+        args: Option<JsonObject>,
+        options: &CallOptions,
+    ) -> Result<Value, ConnectionError> {
         let max_rounds = options.max_rounds.unwrap_or(DEFAULT_MAX_MRTR_ROUNDS);
         let mut params = CallToolRequestParams::new(tool.to_string());
         params.arguments = args;
         for _round in 0..max_rounds {
-            let token = self.next_progress_token();
-            let mut guard = self.progress.register(token.clone());
-            let mut round = params.clone();
-            round.meta = Some(RequestMetaObject::with_progress_token(token));
-            let peer = self.service.peer().clone();
-            let response = self
-                .watch(peer.call_tool_once(round), &mut guard.rx, options)
-                .await?;
-            match response {
-                CallToolResponse::Complete(result) => {
-                    return serde_json::to_value(result).map_err(|e| ConnectionError::Protocol(e.to_string()));
-                }
-                CallToolResponse::InputRequired(input) => {
-                    let (responses, state) = self.answer_round(input, &format!("calling tool {tool}")).await?;
+            // A fresh request (so a fresh JSON-RPC id) each round, built from this call's own params only.
+            let request = ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
+            let result = self.request(request, options).await?;
+            match Round::of(result)? {
+                Round::Complete(result) => return Ok(result),
+                Round::InputRequired(input) => {
+                    let (responses, state) = self
+                        .answer_round(input, &format!("calling tool {tool}"))
+                        .await?;
                     params.input_responses = responses;
                     params.request_state = state;
-                }
-                _ => {
-                    return Err(ConnectionError::Protocol(
-                        "the server turned the call into a task, which Wharf did not ask for".into(),
-                    ))
                 }
             }
         }
@@ -45,28 +47,46 @@ impl Connection {
         )))
     }
 
-    /// Awaits one request while forwarding its progress; silence longer than the timeout, or the caller's cancel,
-    /// drops the request, which makes rmcp send `notifications/cancelled`.
-    async fn watch<T>(
+    /// Sends one request and awaits its result while forwarding its progress. Silence longer than the timeout (reset
+    /// by each progress notification), or the caller's cancel, ends it with `notifications/cancelled`.
+    pub(crate) async fn request(
         &self,
-        request: impl std::future::Future<Output = Result<T, rmcp::service::ServiceError>>,
-        progress: &mut tokio::sync::mpsc::UnboundedReceiver<rmcp::model::ProgressNotificationParam>,
+        request: ClientRequest,
         options: &CallOptions,
-    ) -> Result<T, ConnectionError> {
+    ) -> Result<ServerResult, ConnectionError> {
+        if self.is_closed() {
+            return Err(self.closed_error());
+        }
+        let peer = self.service.peer().clone();
+        let handle = peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+            .map_err(|e| self.map_service_error(e))?;
+        let id = handle.id.clone();
+        let mut progress = self.progress.register(handle.progress_token.clone());
         let timeout = options.timeout.unwrap_or(self.request_timeout);
         let mut deadline = tokio::time::Instant::now() + timeout;
-        tokio::pin!(request);
-        loop {
+        let response = handle.await_response();
+        tokio::pin!(response);
+        let abandoned = loop {
             tokio::select! {
-                result = &mut request => return result.map_err(|e| self.map_service_error(e)),
-                Some(p) = progress.recv() => {
+                result = &mut response => return result.map_err(|e| self.map_service_error(e)),
+                Some(p) = progress.rx.recv() => {
                     deadline = tokio::time::Instant::now() + timeout;
                     self.emit_progress(&options.label, &p);
                 }
-                _ = tokio::time::sleep_until(deadline) => return Err(ConnectionError::Timeout(timeout)),
-                _ = options.cancel.cancelled() => return Err(ConnectionError::Cancelled),
+                _ = tokio::time::sleep_until(deadline) => break ConnectionError::Timeout(timeout),
+                _ = options.cancel.cancelled() => break ConnectionError::Cancelled,
             }
-        }
+        };
+        let reason = match &abandoned {
+            ConnectionError::Timeout(_) => "request timed out",
+            _ => "cancelled by the user",
+        };
+        let cancelled = CancelledNotificationParam::new(Some(id), Some(reason.into()));
+        // Best effort: the server may already be gone, and the caller gets its answer either way.
+        let _ = peer.notify_cancelled(cancelled).await;
+        Err(abandoned)
     }
 
     /// Answers every input request of one round through the broker.
@@ -98,10 +118,15 @@ impl Connection {
                 params,
             };
             let answer = self.broker.ask(asked).await.map_err(|refusal| {
-                ConnectionError::Protocol(format!("the server asked for input Wharf does not offer: {refusal}"))
+                ConnectionError::Protocol(format!(
+                    "the server asked for input Wharf does not offer: {refusal}"
+                ))
             })?;
             let value = match (kind, answer) {
-                (InputKind::ElicitationForm | InputKind::ElicitationUrl, InputAnswer::Accept { content }) => {
+                (
+                    InputKind::ElicitationForm | InputKind::ElicitationUrl,
+                    InputAnswer::Accept { content },
+                ) => {
                     let mut v = serde_json::json!({"action": "accept"});
                     if !content.is_null() {
                         v["content"] = content;
@@ -114,7 +139,9 @@ impl Connection {
                 (InputKind::ElicitationForm | InputKind::ElicitationUrl, InputAnswer::Cancel) => {
                     serde_json::json!({"action": "cancel"})
                 }
-                (InputKind::Roots | InputKind::Sampling, InputAnswer::Accept { content }) => content,
+                (InputKind::Roots | InputKind::Sampling, InputAnswer::Accept { content }) => {
+                    content
+                }
                 // Sampling and roots refused: the spec says not to retry; the call ends here.
                 (_, _) => {
                     return Err(ConnectionError::Protocol(format!(
@@ -123,8 +150,9 @@ impl Connection {
                     )))
                 }
             };
-            let response = serde_json::from_value(value)
-                .map_err(|e| ConnectionError::Protocol(format!("cannot encode the answer to {key}: {e}")))?;
+            let response = serde_json::from_value(value).map_err(|e| {
+                ConnectionError::Protocol(format!("cannot encode the answer to {key}: {e}"))
+            })?;
             responses.insert(key, response);
         }
         Ok((Some(responses), input.request_state))
@@ -141,4 +169,30 @@ fn classify(request: &WireInputRequest) -> (InputKind, Value) {
         _ => InputKind::ElicitationForm,
     };
     (kind, params)
+}
+
+/// One round's outcome. An absent `resultType` means complete (the spec says so; some SDKs omit it).
+enum Round {
+    Complete(Value),
+    InputRequired(InputRequiredResult),
+}
+
+impl Round {
+    fn of(result: ServerResult) -> Result<Round, ConnectionError> {
+        let value = match result {
+            ServerResult::InputRequiredResult(input) => return Ok(Round::InputRequired(input)),
+            ServerResult::CallToolResult(r) => serde_json::to_value(r),
+            ServerResult::EmptyResult(_) => {
+                serde_json::to_value(CallToolResult::success(Vec::new()))
+            }
+            other => serde_json::to_value(other),
+        }
+        .map_err(|e| ConnectionError::Protocol(e.to_string()))?;
+        match value.get("resultType").and_then(Value::as_str) {
+            None | Some("complete") => Ok(Round::Complete(value)),
+            Some(other) => Err(ConnectionError::Protocol(format!(
+                "the server answered with an unknown resultType \"{other}\""
+            ))),
+        }
+    }
 }

@@ -36,7 +36,10 @@ async fn bad_lines_are_reported_and_skipped_then_good_messages_flow() {
         .unwrap();
     let msg = t.receive().await.expect("the valid notification arrives");
     assert!(matches!(msg, JsonRpcMessage::Notification(_)));
-    assert_eq!(codes(&seen), vec!["invalid_json", "invalid_jsonrpc", "unknown_response_id"]);
+    assert_eq!(
+        codes(&seen),
+        vec!["invalid_json", "invalid_jsonrpc", "unknown_response_id"]
+    );
 }
 
 #[tokio::test]
@@ -55,7 +58,13 @@ async fn oversized_line_disconnects_without_reading_it_all() {
     });
     assert!(t.receive().await.is_none());
     assert_eq!(codes(&seen), vec!["message_too_large"]);
-    assert!(t.close_reason().lock().unwrap().as_deref().unwrap().contains("larger than 100 bytes"));
+    assert!(t
+        .close_reason()
+        .lock()
+        .unwrap()
+        .as_deref()
+        .unwrap()
+        .contains("larger than 100 bytes"));
     drop(t);
     writer.await.unwrap();
 }
@@ -73,17 +82,36 @@ async fn responses_to_sent_requests_are_delivered_once() {
     let reply = b"{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n";
     server_end.write_all(reply).await.unwrap();
     server_end.write_all(reply).await.unwrap();
-    server_end.write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n").await.unwrap();
-    assert!(matches!(t.receive().await, Some(JsonRpcMessage::Response(_))));
-    assert!(matches!(t.receive().await, Some(JsonRpcMessage::Notification(_))));
-    assert_eq!(codes(&seen), vec!["unknown_response_id"], "the duplicate answer is reported");
+    server_end
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n")
+        .await
+        .unwrap();
+    assert!(matches!(
+        t.receive().await,
+        Some(JsonRpcMessage::Response(_))
+    ));
+    assert!(matches!(
+        t.receive().await,
+        Some(JsonRpcMessage::Notification(_))
+    ));
+    assert_eq!(
+        codes(&seen),
+        vec!["unknown_response_id"],
+        "the duplicate answer is reported"
+    );
 }
 
 #[tokio::test]
 async fn probe_classifies_answers() {
     async fn probe_with(answer: &'static [u8]) -> ProbeOutcome {
         let (mut server_end, client_end) = tokio::io::duplex(1 << 16);
-        let mut t = StdioTransport::new("s", client_end, tokio::io::sink(), 1 << 20, EventSink::discard());
+        let mut t = StdioTransport::new(
+            "s",
+            client_end,
+            tokio::io::sink(),
+            1 << 20,
+            EventSink::discard(),
+        );
         server_end.write_all(answer).await.unwrap();
         t.probe(json!({}), Duration::from_secs(5)).await
     }
@@ -106,6 +134,9 @@ async fn silent_server_is_legacy_after_our_timeout_and_its_late_answer_is_droppe
         .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":\"wharf-probe\",\"error\":{\"code\":-32601,\"message\":\"late\"}}\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n")
         .await
         .unwrap();
-    assert!(matches!(t.receive().await, Some(JsonRpcMessage::Notification(_))));
+    assert!(matches!(
+        t.receive().await,
+        Some(JsonRpcMessage::Notification(_))
+    ));
     assert!(codes(&seen).is_empty());
 }

@@ -1,0 +1,104 @@
+//! `--events FILE`: what the user was shown, as JSON Lines appended to FILE, written before the answer is sent.
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+use wharf_core::{EventSink, HostEvent};
+
+use crate::Failure;
+
+#[derive(Clone, Default)]
+pub struct EventsFile(Option<Arc<Mutex<std::fs::File>>>);
+
+impl EventsFile {
+    pub fn open(path: Option<&Path>) -> Result<Self, Failure> {
+        let Some(path) = path else {
+            return Ok(EventsFile(None));
+        };
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| {
+                Failure(format!(
+                    "cannot open the events file {}: {e}",
+                    path.display()
+                ))
+            })?;
+        Ok(EventsFile(Some(Arc::new(Mutex::new(file)))))
+    }
+
+    /// Appends one line; a full disk must not stop the host, so a failure is reported and the work goes on.
+    pub fn record(&self, value: &Value) {
+        let Some(file) = &self.0 else { return };
+        let Ok(mut line) = serde_json::to_vec(value) else {
+            return;
+        };
+        line.push(b'\n');
+        if let Ok(mut f) = file.lock() {
+            if let Err(e) = f.write_all(&line).and_then(|_| f.flush()) {
+                eprintln!("wharf: cannot write to the events file: {e}");
+            }
+        }
+    }
+
+    /// The sink of a one-shot command: problems and notices go to stderr as one line each and to the events file.
+    pub fn sink(&self, _session: bool) -> EventSink {
+        let file = self.clone();
+        EventSink::new(move |event| {
+            if let Some(notice) = as_notice(&event) {
+                file.record(&notice);
+            }
+            match &event {
+                HostEvent::ServerError {
+                    server, message, ..
+                } => eprintln!("wharf: {server}: {message}"),
+                HostEvent::Notice {
+                    server, message, ..
+                } => {
+                    eprintln!(
+                        "wharf: {}{message}",
+                        server
+                            .as_ref()
+                            .map(|s| format!("{s}: "))
+                            .unwrap_or_default()
+                    )
+                }
+                HostEvent::Progress {
+                    server,
+                    progress,
+                    total,
+                    message,
+                    ..
+                } => {
+                    let total = total.map(|t| format!("/{t}")).unwrap_or_default();
+                    let message = message
+                        .as_ref()
+                        .map(|m| format!(" {m}"))
+                        .unwrap_or_default();
+                    eprintln!("wharf: {server}: progress {progress}{total}{message}");
+                }
+                _ => {}
+            }
+        })
+    }
+}
+
+/// The `--events` form of an event the user should see, if it is one.
+pub fn as_notice(event: &HostEvent) -> Option<Value> {
+    match event {
+        HostEvent::ServerError {
+            server,
+            code,
+            message,
+        } => Some(json!({"kind": "notice", "server": server, "code": code, "message": message})),
+        HostEvent::Notice {
+            server,
+            code,
+            message,
+        } => Some(json!({"kind": "notice", "server": server, "code": code, "message": message})),
+        _ => None,
+    }
+}

@@ -1,0 +1,227 @@
+//! `wharf session`: a long-running host. JSON commands on stdin, one per line; replies and events on stdout, one JSON
+//! object per line, until `{"cmd":"quit"}` or EOF. Each call runs on its own task, so a slow or hung server never
+//! holds up the next command.
+
+use std::collections::HashMap;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+use wharf_core::broker::Broker;
+use wharf_core::{CallOptions, Config, ConnectionError, EventSink, Host, HostOptions};
+
+use crate::events_file::{as_notice, EventsFile};
+use crate::Failure;
+
+type Out = mpsc::UnboundedSender<Value>;
+
+pub async fn run(
+    config: Config,
+    broker: Broker,
+    events: EventsFile,
+    options: HostOptions,
+) -> Result<ExitCode, Failure> {
+    let (out, mut lines) = mpsc::unbounded_channel::<Value>();
+    let writer = tokio::spawn(async move {
+        let mut stdout = tokio::io::stdout();
+        while let Some(value) = lines.recv().await {
+            let Ok(mut line) = serde_json::to_vec(&value) else {
+                continue;
+            };
+            line.push(b'\n');
+            if stdout.write_all(&line).await.is_err() || stdout.flush().await.is_err() {
+                break;
+            }
+        }
+    });
+    let sink = {
+        let out = out.clone();
+        EventSink::new(move |event| {
+            if let Some(notice) = as_notice(&event) {
+                events.record(&notice);
+            }
+            if let Ok(value) = serde_json::to_value(&event) {
+                let _ = out.send(value);
+            }
+        })
+    };
+    let host = Arc::new(Host::new(config, broker, sink, options));
+    for warning in &host.warnings {
+        let _ = out.send(json!({"event": "notice", "code": "config_warning", "message": warning}));
+    }
+    host.start_all().await;
+
+    let calls: Arc<Mutex<HashMap<String, CancellationToken>>> = Arc::default();
+    let mut tasks = JoinSet::new();
+    let mut stdin = BufReader::new(tokio::io::stdin()).lines();
+    loop {
+        let line = match stdin.next_line().await {
+            Ok(Some(line)) => line,
+            Ok(None) => break,
+            Err(e) => {
+                let _ = out.send(
+                    json!({"event": "notice", "code": "stdin_error", "message": e.to_string()}),
+                );
+                break;
+            }
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let command: Value = match serde_json::from_str(&line) {
+            Ok(Value::Object(map)) => Value::Object(map),
+            Ok(_) | Err(_) => {
+                reply_err(
+                    &out,
+                    &Value::Null,
+                    "invalid_command",
+                    "each line must be one JSON object",
+                );
+                continue;
+            }
+        };
+        let id = command.get("id").cloned().unwrap_or(Value::Null);
+        match command.get("cmd").and_then(Value::as_str).unwrap_or("") {
+            "quit" => {
+                reply_ok(&out, &id, json!({}));
+                break;
+            }
+            "call" => {
+                let token = CancellationToken::new();
+                if let Ok(mut map) = calls.lock() {
+                    map.insert(id.to_string(), token.clone());
+                }
+                let (host, out, calls) = (host.clone(), out.clone(), calls.clone());
+                tasks.spawn(async move {
+                    call(&host, &out, &command, &id, token).await;
+                    if let Ok(mut map) = calls.lock() {
+                        map.remove(&id.to_string());
+                    }
+                });
+            }
+            "cancel" => {
+                let target = command.get("target").cloned().unwrap_or(Value::Null);
+                let token = calls
+                    .lock()
+                    .ok()
+                    .and_then(|map| map.get(&target.to_string()).cloned());
+                match token {
+                    Some(token) => {
+                        token.cancel();
+                        reply_ok(&out, &id, json!({"cancelled": target}));
+                    }
+                    None => reply_err(
+                        &out,
+                        &id,
+                        "unknown_target",
+                        &format!("no call in progress with id {target}"),
+                    ),
+                }
+            }
+            "servers" => {
+                let summaries = host.summaries().await;
+                reply_ok(
+                    &out,
+                    &id,
+                    serde_json::to_value(summaries).unwrap_or(Value::Null),
+                );
+            }
+            cmd @ ("start" | "stop" | "restart") => {
+                let name = command.get("server").and_then(Value::as_str).unwrap_or("");
+                let done = if cmd == "stop" {
+                    host.stop(name).await
+                } else {
+                    host.start(name).await
+                };
+                match done {
+                    Ok(()) => reply_ok(&out, &id, json!({})),
+                    Err(e) => reply_err(&out, &id, error_code(&e), &e.to_string()),
+                }
+            }
+            cmd @ ("open" | "close" | "subscribe" | "unsubscribe") => reply_err(
+                &out,
+                &id,
+                "not_supported",
+                &format!("{cmd}: not yet supported"),
+            ),
+            other => reply_err(
+                &out,
+                &id,
+                "invalid_command",
+                &format!("unknown command \"{other}\""),
+            ),
+        }
+    }
+    // Quit: in-flight calls end now, each with its reply, before the servers stop.
+    if let Ok(map) = calls.lock() {
+        map.values().for_each(CancellationToken::cancel);
+    }
+    while tasks.join_next().await.is_some() {}
+    host.shutdown().await;
+    drop(host);
+    drop(out);
+    let _ = writer.await;
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn call(host: &Host, out: &Out, command: &Value, id: &Value, cancel: CancellationToken) {
+    let server = command.get("server").and_then(Value::as_str).unwrap_or("");
+    let Some(tool) = command.get("tool").and_then(Value::as_str) else {
+        return reply_err(
+            out,
+            id,
+            "invalid_command",
+            "call needs \"server\" and \"tool\"",
+        );
+    };
+    let args = match command.get("args") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(map)) => Some(map.clone()),
+        Some(_) => return reply_err(out, id, "invalid_command", "\"args\" must be an object"),
+    };
+    let options = CallOptions {
+        cancel,
+        label: Some(id.clone()),
+        timeout: command
+            .get("timeoutMs")
+            .and_then(Value::as_u64)
+            .map(std::time::Duration::from_millis),
+        ..CallOptions::default()
+    };
+    let result = async {
+        host.connection(server)
+            .await?
+            .call_tool(tool, args, &options)
+            .await
+    }
+    .await;
+    match result {
+        Ok(result) => reply_ok(out, id, result),
+        Err(e) => reply_err(out, id, error_code(&e), &e.to_string()),
+    }
+}
+
+fn error_code(e: &ConnectionError) -> &'static str {
+    match e {
+        ConnectionError::Config(_) => "config",
+        ConnectionError::Spawn(_) | ConnectionError::Connect(_) => "connection",
+        ConnectionError::Closed(_) => "closed",
+        ConnectionError::Server { .. } => "server_error",
+        ConnectionError::Timeout(_) => "timeout",
+        ConnectionError::Cancelled => "cancelled",
+        ConnectionError::Protocol(_) => "protocol",
+        ConnectionError::UnknownServer(_) => "unknown_server",
+    }
+}
+
+fn reply_ok(out: &Out, id: &Value, result: Value) {
+    let _ = out.send(json!({"id": id, "ok": true, "result": result}));
+}
+
+fn reply_err(out: &Out, id: &Value, code: &str, message: &str) {
+    let _ = out.send(json!({"id": id, "ok": false, "error": {"code": code, "message": message}}));
+}

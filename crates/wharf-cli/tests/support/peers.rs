@@ -1,0 +1,270 @@
+//! Shared helpers of the end-to-end tests: where the real peers are (installed by `scripts/deps.sh` into .peers),
+//! how to run `wharf`, and how to wait on output instead of sleeping.
+// Test helpers: a failed unwrap here is a failed test, with its message.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Output, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+pub fn peers() -> PathBuf {
+    std::env::var_os("WHARF_PEERS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join(".peers"))
+}
+
+fn require(path: PathBuf) -> PathBuf {
+    assert!(
+        path.exists(),
+        "{} is missing: run `scripts/deps.sh` (make test does)",
+        path.display()
+    );
+    path
+}
+
+pub fn everything_js() -> PathBuf {
+    require(peers().join("npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js"))
+}
+
+pub fn python() -> PathBuf {
+    require(peers().join("py/bin/python"))
+}
+
+pub fn fixture(name: &str) -> PathBuf {
+    require(repo().join("tests/fixtures").join(name))
+}
+
+pub fn wharf_bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_wharf"))
+}
+
+/// A scratch directory with a config file; the era cache lives inside it so tests never share state.
+pub struct Scratch {
+    pub dir: tempfile::TempDir,
+}
+
+impl Scratch {
+    pub fn new(config: Value) -> Scratch {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("mcp.json"),
+            serde_json::to_vec_pretty(&config).unwrap(),
+        )
+        .unwrap();
+        Scratch { dir }
+    }
+
+    pub fn config(&self) -> PathBuf {
+        self.dir.path().join("mcp.json")
+    }
+
+    pub fn wharf(&self) -> Command {
+        let mut cmd = Command::new(wharf_bin());
+        cmd.arg("--config")
+            .arg(self.config())
+            .env("XDG_CACHE_HOME", self.dir.path().join("cache"))
+            .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
+            .env_remove("WHARF_LOG")
+            .stdin(Stdio::null());
+        cmd
+    }
+
+    /// Runs a one-shot command to completion.
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.wharf().args(args).output().unwrap()
+    }
+
+    pub fn session(&self) -> Session {
+        let mut child = self
+            .wharf()
+            .arg("session")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let value: Value = serde_json::from_str(&line).unwrap_or_else(|e| {
+                    panic!("session wrote a line that is not JSON ({e}): {line}")
+                });
+                if tx.send(value).is_err() {
+                    break;
+                }
+            }
+        });
+        Session {
+            child,
+            stdin: Some(stdin),
+            lines,
+            seen: Vec::new(),
+        }
+    }
+}
+
+pub fn stdio_server(command: &Path, args: &[&str]) -> Value {
+    serde_json::json!({"type": "stdio", "command": command, "args": args})
+}
+
+pub fn stdout_json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}); stdout: {} stderr: {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+pub fn stderr_text(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A running `wharf session`, read line by line.
+pub struct Session {
+    pub child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Value>,
+    /// Everything read so far, in order.
+    pub seen: Vec<Value>,
+}
+
+pub const PATIENCE: Duration = Duration::from_secs(60);
+
+impl Session {
+    pub fn send(&mut self, command: Value) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{command}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Waits for the first line (after those already seen) matching `pred`; panics after PATIENCE with what came.
+    pub fn wait_for(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        if let Some(found) = self.seen.iter().find(|v| pred(v)) {
+            return found.clone();
+        }
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(value) => {
+                    self.seen.push(value.clone());
+                    if pred(&value) {
+                        return value;
+                    }
+                }
+                Err(_) => panic!(
+                    "timed out waiting for {what}; session wrote: {:#?}",
+                    self.seen
+                ),
+            }
+        }
+    }
+
+    pub fn reply(&mut self, id: i64) -> Value {
+        self.wait_for(&format!("the reply to {id}"), |v| v["id"] == id)
+    }
+
+    pub fn event(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        self.wait_for(what, |v| v.get("event").is_some() && pred(v))
+    }
+
+    /// Quits and waits for the process; returns its exit status. Waits on stdout's end, which comes when it exits.
+    pub fn quit(mut self) -> std::process::ExitStatus {
+        self.send(serde_json::json!({"id": -1, "cmd": "quit"}));
+        drop(self.stdin.take());
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(value) => self.seen.push(value),
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    panic!("session did not exit after quit")
+                }
+            }
+        }
+        self.child.wait().unwrap()
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A free loopback port for a peer that takes its port as an argument.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A peer process (an HTTP server) started by a test and killed when dropped.
+pub struct Peer(pub Child);
+
+impl Peer {
+    /// Starts `cmd` and waits until it prints a line containing `ready` on stdout or stderr.
+    pub fn start(mut cmd: Command, ready: &str) -> Peer {
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .stdin(Stdio::null())
+            .spawn()
+            .unwrap();
+        let (tx, rx) = channel::<String>();
+        let out = child.stdout.take().unwrap();
+        let err = child.stderr.take().unwrap();
+        for pipe in [
+            Box::new(out) as Box<dyn std::io::Read + Send>,
+            Box::new(err),
+        ] {
+            let tx = tx.clone();
+            std::thread::spawn(move || {
+                for line in BufReader::new(pipe).lines() {
+                    let Ok(line) = line else { break };
+                    // Keep draining after readiness so the peer never blocks on a full pipe.
+                    let _ = tx.send(line);
+                }
+            });
+        }
+        let peer = Peer(child);
+        let deadline = Instant::now() + PATIENCE;
+        let mut seen = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(line) if line.contains(ready) => break,
+                Ok(line) => seen.push(line),
+                Err(_) => panic!("peer never printed {ready:?}; it printed: {seen:#?}"),
+            }
+        }
+        peer
+    }
+}
+
+impl Drop for Peer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
