@@ -55,6 +55,8 @@ pub struct ServerDef {
     pub probe_timeout: Duration,
     /// How long one request may go without a response or a progress notification.
     pub request_timeout: Duration,
+    /// The era the user pinned (`"era": "modern" | "legacy"`): no probe, no fallback.
+    pub pinned_era: Option<crate::era::Era>,
 }
 
 pub const DEFAULT_PROBE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -126,6 +128,7 @@ const SERVER_KEYS: &[&str] = &[
     "envFile",
     "probeTimeoutMs",
     "requestTimeoutMs",
+    "era",
     "disabled",
     "dev",
 ];
@@ -201,9 +204,22 @@ impl Config {
             if def.get("disabled").and_then(Value::as_bool) == Some(true) {
                 continue;
             }
+            let pinned_era = match def.get("era").and_then(Value::as_str) {
+                None | Some("auto") => Ok(None),
+                Some("modern") => Ok(Some(crate::era::Era::Modern)),
+                Some("legacy") => Ok(Some(crate::era::Era::Legacy)),
+                Some(other) => Err(format!(
+                    "\"era\" must be auto, modern or legacy, not {other:?}"
+                )),
+            };
+            let transport = match &pinned_era {
+                Err(e) => Err(e.clone()),
+                Ok(_) => parse_transport(def, env),
+            };
             config.servers.push(ServerDef {
                 name: name.clone(),
-                transport: parse_transport(def, env),
+                transport,
+                pinned_era: pinned_era.unwrap_or(None),
                 probe_timeout: millis(def, "probeTimeoutMs").unwrap_or(DEFAULT_PROBE_TIMEOUT),
                 request_timeout: millis(def, "requestTimeoutMs").unwrap_or(DEFAULT_REQUEST_TIMEOUT),
             });

@@ -175,6 +175,9 @@ impl Connection {
         ctx: &ConnectContext,
     ) -> Result<Connection, ConnectionError> {
         let transport = def.transport.clone().map_err(ConnectionError::Config)?;
+        if let Some(era) = def.pinned_era {
+            return Self::connect_once(def, &transport, ctx, Some(era)).await;
+        }
         let hash = def.definition_hash();
         let cached = ctx.eras.get(&hash);
         let first = Self::connect_once(def, &transport, ctx, cached).await;

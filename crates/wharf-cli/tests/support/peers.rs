@@ -220,7 +220,11 @@ pub fn free_port() -> u16 {
 }
 
 /// A peer process (an HTTP server) started by a test and killed when dropped.
-pub struct Peer(pub Child);
+pub struct Peer {
+    child: Child,
+    /// The line that announced readiness (it often carries the URL).
+    pub ready_line: String,
+}
 
 impl Peer {
     /// Starts `cmd` and waits until it prints a line containing `ready` on stdout or stderr.
@@ -247,13 +251,19 @@ impl Peer {
                 }
             });
         }
-        let peer = Peer(child);
+        let mut peer = Peer {
+            child,
+            ready_line: String::new(),
+        };
         let deadline = Instant::now() + PATIENCE;
         let mut seen = Vec::new();
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match rx.recv_timeout(left) {
-                Ok(line) if line.contains(ready) => break,
+                Ok(line) if line.contains(ready) => {
+                    peer.ready_line = line;
+                    break;
+                }
                 Ok(line) => seen.push(line),
                 Err(_) => panic!("peer never printed {ready:?}; it printed: {seen:#?}"),
             }
@@ -264,7 +274,7 @@ impl Peer {
 
 impl Drop for Peer {
     fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }

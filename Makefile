@@ -1,0 +1,48 @@
+# Wharf: `make run` starts the app, `make test` runs every test. Both install what is missing first
+# (scripts/deps.sh: Debian packages, and the pinned test peers under .peers/).
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+export WHARF_PEERS ?= $(CURDIR)/.peers
+CARGO ?= cargo
+UI_STAMP := ui/node_modules/.wharf-installed
+
+.PHONY: run test deps ui build lint test-rust test-ui test-app test-conformance clean-peers
+
+deps:
+	@bash scripts/deps.sh
+
+# npm ci only when the lock file changed since the last install.
+$(UI_STAMP): ui/package-lock.json
+	cd ui && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+ui: $(UI_STAMP)
+	cd ui && npm run build
+
+build: deps ui
+	$(CARGO) build --workspace --bins
+
+# The app on the user's display; on a machine without one, under a virtual display (and its own D-Bus, so WebKit
+# leaves no daemons behind).
+run: build
+	@if [ -n "$${DISPLAY:-}$${WAYLAND_DISPLAY:-}" ]; then target/debug/wharf-app; \
+	else echo "make run: no display, starting under xvfb-run"; xvfb-run -a dbus-run-session -- target/debug/wharf-app; fi
+
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+test-rust:
+	$(CARGO) test --workspace
+
+test-ui: $(UI_STAMP)
+	cd ui && npm test
+
+test-app: build
+	bash src-tauri/tests/smoke.sh
+
+test-conformance: build
+	bash tests/conformance/run.sh
+
+test: deps ui lint test-rust test-ui test-app test-conformance
+	@echo "make test: all passed"
