@@ -73,10 +73,15 @@ impl<E: std::fmt::Display> From<E> for Failure {
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
+        Err(e) if e.use_stderr() => {
+            // Usage errors are one line too: the contract promises a one-line reason.
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or_default();
+            return fail(first.strip_prefix("error: ").unwrap_or(first));
+        }
         Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
             let _ = e.print();
-            return ExitCode::from(code);
+            return ExitCode::SUCCESS;
         }
     };
     init_logging();

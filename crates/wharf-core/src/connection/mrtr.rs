@@ -14,6 +14,7 @@ use super::{
     CallOptions, Connection, ConnectionError, DEFAULT_MAX_MRTR_ROUNDS, MAX_REQUEST_STATE_BYTES,
 };
 use crate::broker::{InputAnswer, InputKind, InputRequest};
+use crate::events::HostEvent;
 
 impl Connection {
     /// Calls a tool and returns the final `CallToolResult` as JSON. MRTR rounds, progress and cancellation are
@@ -117,11 +118,28 @@ impl Connection {
                 cause: Some(cause.to_string()),
                 params,
             };
-            let answer = self.broker.ask(asked).await.map_err(|refusal| {
-                ConnectionError::Protocol(format!(
-                    "the server asked for input Wharf does not offer: {refusal}"
-                ))
-            })?;
+            let answer = match self.broker.ask(asked).await {
+                Ok(answer) => answer,
+                // MRTR has no error slot per input. An elicitation Wharf never declared is answered "cancel" (the
+                // user was not asked), as a legacy request gets its error and the server decides what follows.
+                Err(refusal)
+                    if matches!(kind, InputKind::ElicitationForm | InputKind::ElicitationUrl) =>
+                {
+                    self.events.emit(HostEvent::Notice {
+                        server: Some(self.server.clone()),
+                        code: "undeclared_capability".into(),
+                        message: format!(
+                            "the server asked for input it should not ({refusal}); answered cancel"
+                        ),
+                    });
+                    InputAnswer::Cancel
+                }
+                Err(refusal) => {
+                    return Err(ConnectionError::Protocol(format!(
+                        "the server asked for input Wharf does not offer: {refusal}"
+                    )))
+                }
+            };
             let value = match (kind, answer) {
                 (
                     InputKind::ElicitationForm | InputKind::ElicitationUrl,
