@@ -6,6 +6,7 @@
 
 mod handler;
 mod http;
+mod listen;
 mod mrtr;
 mod watched;
 
@@ -320,6 +321,18 @@ impl Connection {
         era: Era,
     ) -> Connection {
         let identity = identity_of(&service, era);
+        if era == Era::Modern {
+            if let Some(filter) = listen::filter_for(&identity.capabilities) {
+                let peer = service.peer().clone();
+                tokio::spawn(listen::run(
+                    peer,
+                    filter,
+                    def.name.clone(),
+                    ctx.events.clone(),
+                    closed.clone(),
+                ));
+            }
+        }
         Connection {
             server: def.name.clone(),
             identity,
@@ -490,6 +503,9 @@ async fn exit_reason(
             .flatten(),
     };
     let mut parts = Vec::new();
+    if status.is_some() {
+        stderr.drained(Duration::from_millis(500)).await;
+    }
     if let Some(status) = status {
         parts.push(match status.code() {
             Some(code) => format!("exited with status {code}"),

@@ -57,6 +57,8 @@ impl SlotState {
 struct Slot {
     def: ServerDef,
     state: watch::Sender<SlotState>,
+    /// The stderr of the newest process, kept after it died: that is when the user needs it most.
+    last_stderr: std::sync::Mutex<Option<crate::process::StderrTail>>,
     task: RwLock<Option<tokio::task::JoinHandle<()>>>,
 }
 
@@ -84,6 +86,9 @@ pub struct ServerSummary {
     pub error: Option<String>,
     /// The newest lines the server wrote to stderr.
     pub stderr: String,
+    /// The process id of a running stdio server.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
 }
 
 pub struct Host {
@@ -103,6 +108,7 @@ impl Host {
                 Arc::new(Slot {
                     def,
                     state,
+                    last_stderr: std::sync::Mutex::default(),
                     task: RwLock::new(None),
                 })
             })
@@ -252,7 +258,11 @@ async fn summary(slot: &Slot) -> ServerSummary {
         capabilities: None,
         error: None,
         stderr: String::new(),
+        pid: None,
     };
+    if let Ok(tail) = slot.last_stderr.lock() {
+        row.stderr = tail.as_ref().map(|t| t.text()).unwrap_or_default();
+    }
     match state {
         SlotState::Ready(conn) => {
             row.era = Some(conn.identity.protocol_version.clone());
@@ -260,7 +270,7 @@ async fn summary(slot: &Slot) -> ServerSummary {
             row.server_info = conn.identity.server_info.clone();
             row.instructions = conn.identity.instructions.clone();
             row.capabilities = Some(conn.identity.capabilities.clone());
-            row.stderr = conn.stderr.as_ref().map(|s| s.text()).unwrap_or_default();
+            row.pid = conn.pid();
         }
         SlotState::Failed(e) => row.error = Some(e.to_string()),
         SlotState::Restarting(reason) => row.error = Some(reason),
@@ -282,6 +292,9 @@ async fn supervise(slot: Arc<Slot>, ctx: ConnectContext, restart: bool) {
         let started = tokio::time::Instant::now();
         match Connection::connect(&slot.def, &ctx).await {
             Ok(conn) => {
+                if let Ok(mut tail) = slot.last_stderr.lock() {
+                    *tail = conn.stderr.clone();
+                }
                 let conn = Arc::new(conn);
                 set_state(&slot, &ctx.events, SlotState::Ready(conn.clone()));
                 conn.closed().await;

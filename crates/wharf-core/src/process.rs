@@ -25,12 +25,33 @@ pub enum SpawnError {
 }
 
 /// The newest bytes a server wrote to stderr. Old output is dropped, never the process.
-#[derive(Debug, Clone, Default)]
-pub struct StderrTail(Arc<Mutex<VecDeque<u8>>>);
+#[derive(Debug, Clone)]
+pub struct StderrTail {
+    bytes: Arc<Mutex<VecDeque<u8>>>,
+    /// Becomes true when the pipe reaches its end: after that the tail is complete.
+    closed: tokio::sync::watch::Sender<bool>,
+}
+
+impl Default for StderrTail {
+    fn default() -> Self {
+        StderrTail {
+            bytes: Arc::default(),
+            closed: tokio::sync::watch::Sender::new(false),
+        }
+    }
+}
 
 impl StderrTail {
+    /// Waits (at most `limit`) until the server's stderr is closed, so that a crash report holds its last words.
+    pub async fn drained(&self, limit: Duration) {
+        let mut rx = self.closed.subscribe();
+        let _ = tokio::time::timeout(limit, rx.wait_for(|closed| *closed)).await;
+    }
+
     fn push(&self, bytes: &[u8]) {
-        let Ok(mut buf) = self.0.lock() else { return };
+        let Ok(mut buf) = self.bytes.lock() else {
+            return;
+        };
         let bytes = if bytes.len() > STDERR_TAIL_BYTES {
             &bytes[bytes.len() - STDERR_TAIL_BYTES..]
         } else {
@@ -42,7 +63,7 @@ impl StderrTail {
     }
 
     pub fn text(&self) -> String {
-        let Ok(buf) = self.0.lock() else {
+        let Ok(buf) = self.bytes.lock() else {
             return String::new();
         };
         let (a, b) = buf.as_slices();
@@ -133,6 +154,7 @@ pub fn spawn(
                 Ok(n) => tail.push(&chunk[..n]),
             }
         }
+        tail.closed.send_replace(true);
     });
 
     let watchdog = spawn_watchdog(pgid);
