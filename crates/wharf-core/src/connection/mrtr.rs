@@ -71,10 +71,19 @@ impl Connection {
         tokio::pin!(response);
         let abandoned = loop {
             tokio::select! {
-                result = &mut response => return result.map_err(|e| self.map_service_error(e)),
+                // Progress first: a server's last notification often travels right before its answer.
+                biased;
                 Some(p) = progress.rx.recv() => {
                     deadline = tokio::time::Instant::now() + timeout;
                     self.emit_progress(&options.label, &p);
+                }
+                result = &mut response => {
+                    // Notifications sent before the answer may still be on their way through rmcp's dispatch.
+                    tokio::task::yield_now().await;
+                    while let Ok(p) = progress.rx.try_recv() {
+                        self.emit_progress(&options.label, &p);
+                    }
+                    return result.map_err(|e| self.map_service_error(e));
                 }
                 _ = tokio::time::sleep_until(deadline) => break ConnectionError::Timeout(timeout),
                 _ = options.cancel.cancelled() => break ConnectionError::Cancelled,
