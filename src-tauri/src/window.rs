@@ -1,0 +1,74 @@
+//! The one window and the webview's fences. The webview may show only the app's own embedded pages: navigation
+//! anywhere else and new windows are refused (and logged), so a link or script in server-provided text can never turn
+//! the webview into a browser with access to our commands.
+
+use tauri::webview::NewWindowResponse;
+use tauri::{AppHandle, Url, WebviewUrl, WebviewWindowBuilder};
+
+/// The label the capability file (`capabilities/main-window.json`) grants its permissions to.
+pub const MAIN_WINDOW: &str = "main";
+
+pub fn open(handle: &AppHandle) -> tauri::Result<()> {
+    WebviewWindowBuilder::new(handle, MAIN_WINDOW, WebviewUrl::App("index.html".into()))
+        .title("Wharf")
+        .inner_size(1000.0, 700.0)
+        .min_inner_size(560.0, 360.0)
+        .on_navigation(|url| {
+            let allowed = is_app_url(url);
+            if !allowed {
+                tracing::warn!(%url, "navigation away from the app refused");
+            }
+            allowed
+        })
+        .on_new_window(|url, _features| {
+            tracing::warn!(%url, "new window refused");
+            NewWindowResponse::Deny
+        })
+        .build()?;
+    Ok(())
+}
+
+/// The origin Tauri serves the embedded UI from. On Windows and Android that is `http(s)://tauri.localhost`; elsewhere
+/// it is `tauri://localhost`, and `http://tauri.localhost` would be a real loopback address anyone could listen on.
+fn is_app_url(url: &Url) -> bool {
+    let app_scheme = if cfg!(any(windows, target_os = "android")) {
+        matches!(url.scheme(), "http" | "https") && url.host_str() == Some("tauri.localhost")
+    } else {
+        url.scheme() == "tauri" && url.host_str() == Some("localhost")
+    };
+    app_scheme && url.port().is_none() && url.username().is_empty() && url.password().is_none()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn allowed(url: &str) -> bool {
+        is_app_url(&Url::parse(url).expect("test URL"))
+    }
+
+    #[test]
+    #[cfg(not(any(windows, target_os = "android")))]
+    fn only_the_embedded_ui_is_reachable() {
+        assert!(allowed("tauri://localhost/"));
+        assert!(allowed("tauri://localhost/index.html#servers"));
+        assert!(!allowed("http://tauri.localhost/"));
+        assert!(!allowed("tauri://localhost:8080/"));
+        assert!(!allowed("tauri://user@localhost/"));
+        assert!(!allowed("tauri://evil.example/"));
+    }
+
+    #[test]
+    fn remote_and_local_schemes_are_refused() {
+        for url in [
+            "https://example.com/",
+            "http://localhost:1420/",
+            "file:///etc/passwd",
+            "data:text/html,<script>alert(1)</script>",
+            "javascript:alert(1)",
+            "about:blank",
+        ] {
+            assert!(!allowed(url), "{url}");
+        }
+    }
+}
