@@ -58,19 +58,19 @@ impl ProgressRouter {
         }
     }
 
-    /// Delivers to the waiting call; false when no call claims it (yet).
-    fn route(&self, params: ProgressNotificationParam) -> bool {
+    /// Delivers to the waiting call, or keeps it for a call that has not registered yet.
+    fn route(&self, params: ProgressNotificationParam) {
         let Ok(mut state) = self.0.lock() else {
-            return false;
+            return;
         };
         if let Some(tx) = state.routes.get(&params.progress_token) {
-            return tx.send(params).is_ok();
+            let _ = tx.send(params);
+            return;
         }
         if state.unclaimed.len() == UNCLAIMED_KEPT {
             state.unclaimed.pop_front();
         }
         state.unclaimed.push_back(params);
-        false
     }
 }
 
@@ -177,17 +177,8 @@ impl ClientHandler for WharfHandler {
         params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        let progress = params.clone();
-        if !self.progress.route(params) {
-            // Progress for a call nobody waits on any more (cancelled or finished): still worth showing.
-            self.events.emit(HostEvent::Progress {
-                server: self.server.clone(),
-                call: None,
-                progress: progress.progress,
-                total: progress.total,
-                message: progress.message,
-            });
-        }
+        // Unclaimed progress waits for its call to register; progress of calls long gone is dropped.
+        self.progress.route(params);
     }
 
     async fn on_logging_message(
