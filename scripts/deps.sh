@@ -24,7 +24,7 @@ export DEBIAN_FRONTEND=noninteractive
 APT_PACKAGES=(libwebkit2gtk-4.1-dev build-essential libxdo-dev libssl-dev libayatana-appindicator3-dev
               librsvg2-dev xvfb xauth dbus webkit2gtk-driver pkg-config curl python3-venv)
 NPM_PEERS=(node22 npm conformance-0.1.16 conformance-0.2.0-alpha.12)
-TAURI_DRIVER_REQ='^2'
+TAURI_DRIVER_VERSION=2.0.6   # pinned; the 3.x line is alpha
 
 say() { printf 'deps: %-28s %s\n' "$1" "$2"; }
 die() { printf 'deps: error: %s\n' "$*" >&2; exit 1; }
@@ -47,7 +47,7 @@ apt_missing() {
 # Sets APT_INSTALLED to what it installed (empty: everything was there).
 APT_INSTALLED=
 apt_install() {
-  APT_INSTALLED=$(apt_missing "$@" | tr '\n' ' ')
+  APT_INSTALLED=$(apt_missing "$@" | xargs)  # one line, space separated
   [ -n "$APT_INSTALLED" ] || return 0
   mkdir -p "$LOGS"
   # shellcheck disable=SC2086  # word splitting of the package list is intended
@@ -106,12 +106,12 @@ part_py() {
   say py "installed ($hash)"
 }
 
-# Opt-in: cargo-installed tauri-driver 2.x (builds from crates.io, several minutes on 2 cores).
+# Opt-in: cargo-installed tauri-driver (builds from crates.io, several minutes on 2 cores).
 part_tauri_driver() {
   command -v cargo >/dev/null || die "cargo not found (install the Rust toolchain first)"
-  if cargo install --list | grep -q '^tauri-driver v2\.'; then say tauri-driver "already present"; return; fi
+  if cargo install --list | grep -qx "tauri-driver v$TAURI_DRIVER_VERSION:"; then say tauri-driver "already present"; return; fi
   mkdir -p "$LOGS"
-  cargo install tauri-driver --version "$TAURI_DRIVER_REQ" --locked >"$LOGS/tauri-driver.log" 2>&1 \
+  cargo install tauri-driver --version "=$TAURI_DRIVER_VERSION" --locked >"$LOGS/tauri-driver.log" 2>&1 \
     || { tail -n 30 "$LOGS/tauri-driver.log" >&2; die "cargo install tauri-driver failed"; }
   say tauri-driver "installed"
 }
