@@ -86,8 +86,14 @@ impl Scratch {
     }
 
     pub fn session(&self) -> Session {
+        self.session_with(&[])
+    }
+
+    /// A session with extra global options (`--events FILE`, `--answers FILE`).
+    pub fn session_with(&self, options: &[&str]) -> Session {
         let mut child = self
             .wharf()
+            .args(options)
             .arg("session")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -170,6 +176,25 @@ impl Session {
                 }
                 Err(_) => panic!(
                     "timed out waiting for {what}; session wrote: {:#?}",
+                    self.seen
+                ),
+            }
+        }
+    }
+
+    /// Waits until `n` lines in all (already seen included) match `pred`; returns the n-th.
+    pub fn wait_for_nth(&mut self, what: &str, n: usize, pred: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let matching: Vec<&Value> = self.seen.iter().filter(|v| pred(v)).collect();
+            if matching.len() >= n {
+                return matching[n - 1].clone();
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(value) => self.seen.push(value),
+                Err(_) => panic!(
+                    "timed out waiting for {what} (#{n}); session wrote: {:#?}",
                     self.seen
                 ),
             }

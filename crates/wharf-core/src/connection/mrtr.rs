@@ -83,7 +83,11 @@ impl Connection {
                     while let Ok(p) = progress.rx.try_recv() {
                         self.emit_progress(&options.label, &p);
                     }
-                    return result.map_err(|e| self.map_service_error(e));
+                    return match result.map_err(|e| self.map_service_error(e)) {
+                        // The server died mid-call: say how (exit status, last stderr line), not just that it did.
+                        Err(ConnectionError::Closed(None)) => Err(ConnectionError::Closed(Some(self.close_reason().await))),
+                        other => other,
+                    };
                 }
                 _ = tokio::time::sleep_until(deadline) => break ConnectionError::Timeout(timeout),
                 _ = options.cancel.cancelled() => break ConnectionError::Cancelled,
