@@ -6,7 +6,7 @@ export WHARF_PEERS ?= $(CURDIR)/.peers
 CARGO ?= cargo
 UI_STAMP := ui/node_modules/.wharf-installed
 
-.PHONY: run test deps ui build lint test-rust test-ui test-app test-conformance clean-peers
+.PHONY: run test deps ui build lint test-rust test-fixtures test-ui test-app test-conformance
 
 deps:
 	@bash scripts/deps.sh
@@ -39,6 +39,10 @@ lint:
 test-rust:
 	$(CARGO) test --workspace
 
+# The fixture servers against the python SDK's own client, so a broken fixture is not mistaken for a Wharf bug.
+test-fixtures: deps
+	$(WHARF_PEERS)/py/bin/python tests/fixtures/py_server_selftest.py
+
 test-ui: $(UI_STAMP)
 	cd ui && npm test
 
@@ -48,5 +52,5 @@ test-app: build
 test-conformance: build
 	bash tests/conformance/run.sh
 
-test: deps ui lint test-rust test-ui test-app test-conformance
+test: deps ui lint test-fixtures test-rust test-ui test-app test-conformance
 	@echo "make test: all passed"
