@@ -130,6 +130,18 @@ pub async fn run(
                     serde_json::to_value(summaries).unwrap_or(Value::Null),
                 );
             }
+            "tools" => {
+                let name = command.get("server").and_then(Value::as_str).unwrap_or("");
+                let listed = async { host.connection(name).await?.list_tools().await }.await;
+                match listed {
+                    Ok(tools) => reply_ok(
+                        &out,
+                        &id,
+                        serde_json::to_value(tools).unwrap_or(Value::Null),
+                    ),
+                    Err(e) => reply_err(&out, &id, error_code(&e), &e.to_string()),
+                }
+            }
             cmd @ ("start" | "stop" | "restart") => {
                 let name = command.get("server").and_then(Value::as_str).unwrap_or("");
                 let done = if cmd == "stop" {

@@ -175,3 +175,29 @@ fn legacy_requests_for_undeclared_capabilities_get_the_spec_errors() {
         "{answers:#}"
     );
 }
+
+#[test]
+fn tool_list_changes_reach_the_host_in_both_eras() {
+    let scratch = Scratch::new(
+        json!({"servers": {"modern": py_stdio(None), "legacy": py_stdio(Some("legacy"))}}),
+    );
+    let mut session = scratch.session();
+    for (n, server) in [(1, "modern"), (10, "legacy")] {
+        session.send(json!({"id": n, "cmd": "call", "server": server, "tool": "add_tool", "args": {"name": "extra"}}));
+        assert_eq!(session.reply(n)["ok"], true, "{server}");
+        // Legacy: notifications/tools/list_changed; modern: the same notification on the subscriptions/listen stream.
+        session.event("list_changed", |v| {
+            v["event"] == "list_changed" && v["server"] == server && v["kind"] == "tools"
+        });
+        session.send(json!({"id": n + 1, "cmd": "tools", "server": server}));
+        let tools = session.reply(n + 1);
+        let names: Vec<&str> = tools["result"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert!(names.contains(&"extra"), "{server}: {names:?}");
+    }
+    assert!(session.quit().success());
+}

@@ -3,9 +3,10 @@
 //! The state of one call never leaks into another: each call owns its params.
 
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
-    ClientRequest, InputRequest as WireInputRequest, InputRequiredResult, InputResponses,
-    JsonObject, ServerResult,
+    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
+    GetPromptRequest, GetPromptRequestParams, InputRequest as WireInputRequest,
+    InputRequiredResult, InputResponses, JsonObject, ReadResourceRequest,
+    ReadResourceRequestParams, ServerResult,
 };
 use rmcp::service::PeerRequestOptions;
 use serde_json::Value;
@@ -25,26 +26,90 @@ impl Connection {
         args: Option<JsonObject>,
         options: &CallOptions,
     ) -> Result<Value, ConnectionError> {
-        let max_rounds = options.max_rounds.unwrap_or(DEFAULT_MAX_MRTR_ROUNDS);
         let mut params = CallToolRequestParams::new(tool.to_string());
         params.arguments = args;
+        let mut result = self
+            .rounds(
+                &format!("calling tool {tool}"),
+                options,
+                |responses, state| {
+                    let mut round = params.clone();
+                    round.input_responses = responses;
+                    round.request_state = state;
+                    ClientRequest::CallToolRequest(CallToolRequest::new(round))
+                },
+            )
+            .await?;
+        // A server may answer a tool call with an empty result; to the caller that is a result without content.
+        if let Value::Object(map) = &mut result {
+            map.entry("content")
+                .or_insert_with(|| Value::Array(Vec::new()));
+        }
+        Ok(result)
+    }
+
+    /// `prompts/get`, with MRTR rounds served through the broker. Returns the `GetPromptResult` as JSON.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        args: Option<JsonObject>,
+        options: &CallOptions,
+    ) -> Result<Value, ConnectionError> {
+        let mut params = GetPromptRequestParams::new(name);
+        params.arguments = args;
+        self.rounds(
+            &format!("getting prompt {name}"),
+            options,
+            |responses, state| {
+                let mut round = params.clone();
+                round.input_responses = responses;
+                round.request_state = state;
+                ClientRequest::GetPromptRequest(GetPromptRequest::new(round))
+            },
+        )
+        .await
+    }
+
+    /// `resources/read`, with MRTR rounds served through the broker. Returns the `ReadResourceResult` as JSON.
+    pub async fn read_resource(
+        &self,
+        uri: &str,
+        options: &CallOptions,
+    ) -> Result<Value, ConnectionError> {
+        let params = ReadResourceRequestParams::new(uri);
+        self.rounds(&format!("reading {uri}"), options, |responses, state| {
+            let mut round = params.clone();
+            round.input_responses = responses;
+            round.request_state = state;
+            ClientRequest::ReadResourceRequest(ReadResourceRequest::new(round))
+        })
+        .await
+    }
+
+    /// Drives one logical request through its MRTR rounds. `build` makes each round's request from the original
+    /// params plus that round's answers and state: a fresh request (so a fresh JSON-RPC id), and nothing of this
+    /// call can leak into another.
+    async fn rounds(
+        &self,
+        cause: &str,
+        options: &CallOptions,
+        build: impl Fn(Option<InputResponses>, Option<String>) -> ClientRequest,
+    ) -> Result<Value, ConnectionError> {
+        let max_rounds = options.max_rounds.unwrap_or(DEFAULT_MAX_MRTR_ROUNDS);
+        let (mut responses, mut state) = (None, None);
         for _round in 0..max_rounds {
-            // A fresh request (so a fresh JSON-RPC id) each round, built from this call's own params only.
-            let request = ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
-            let result = self.request(request, options).await?;
+            let result = self
+                .request(build(responses.take(), state.take()), options)
+                .await?;
             match Round::of(result)? {
                 Round::Complete(result) => return Ok(result),
                 Round::InputRequired(input) => {
-                    let (responses, state) = self
-                        .answer_round(input, &format!("calling tool {tool}"))
-                        .await?;
-                    params.input_responses = responses;
-                    params.request_state = state;
+                    (responses, state) = self.answer_round(input, cause).await?
                 }
             }
         }
         Err(ConnectionError::Protocol(format!(
-            "the server kept asking for more input: gave up after {max_rounds} rounds of tool {tool}"
+            "the server kept asking for more input: gave up after {max_rounds} rounds of {cause}"
         )))
     }
 
@@ -212,10 +277,6 @@ impl Round {
     fn of(result: ServerResult) -> Result<Round, ConnectionError> {
         let value = match result {
             ServerResult::InputRequiredResult(input) => return Ok(Round::InputRequired(input)),
-            ServerResult::CallToolResult(r) => serde_json::to_value(r),
-            ServerResult::EmptyResult(_) => {
-                serde_json::to_value(CallToolResult::success(Vec::new()))
-            }
             other => serde_json::to_value(other),
         }
         .map_err(|e| ConnectionError::Protocol(e.to_string()))?;
