@@ -33,7 +33,7 @@ pub async fn run(url: &str, broker: Broker, events: EventsFile) -> Result<ExitCo
         Ok(v) if !v.is_empty() => eras.put(&def.definition_hash(), Era::Legacy),
         _ => {}
     }
-    let ctx = ConnectContext::new(broker, events.sink(false), Arc::new(eras));
+    let ctx = ConnectContext::new(broker, events.sink(), Arc::new(eras));
     let conn = Connection::connect(&def, &ctx).await?;
     let outcome = exercise(&conn, &scenario).await;
     conn.shutdown().await;

@@ -45,7 +45,7 @@ impl EventsFile {
     }
 
     /// The sink of a one-shot command: problems and notices go to stderr as one line each and to the events file.
-    pub fn sink(&self, _session: bool) -> EventSink {
+    pub fn sink(&self) -> EventSink {
         let file = self.clone();
         EventSink::new(move |event| {
             if let Some(notice) = as_notice(&event) {

@@ -154,7 +154,7 @@ async fn run(cli: Cli) -> Result<ExitCode, Failure> {
     match cli.command {
         Command::Session => session::run(config, broker, events, options).await,
         command => {
-            let host = Host::new(config, broker, events.sink(false), options);
+            let host = Host::new(config, broker, events.sink(), options);
             let outcome = one_shot(&host, command).await;
             host.shutdown().await;
             outcome

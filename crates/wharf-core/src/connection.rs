@@ -8,6 +8,7 @@ mod handler;
 mod http;
 mod listen;
 mod mrtr;
+mod stdio;
 mod watched;
 
 use std::sync::{Arc, Mutex};
@@ -17,7 +18,6 @@ use rmcp::model::{ClientConfig, Implementation, ProtocolVersion};
 use rmcp::service::{
     ClientInitializeError, ClientLifecycleMode, RoleClient, RunningService, ServiceError,
 };
-use rmcp::ClientServiceExt;
 use serde::Serialize;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -27,7 +27,7 @@ use crate::config::{ServerDef, TransportDef};
 use crate::era::{Era, EraCache, LEGACY_VERSION, MODERN_VERSION};
 use crate::events::{EventSink, HostEvent};
 use crate::process::{ServerProcess, StderrTail};
-use crate::stdio_transport::{ProbeOutcome, StdioTransport, DEFAULT_MAX_MESSAGE_BYTES};
+use crate::stdio_transport::DEFAULT_MAX_MESSAGE_BYTES;
 pub use handler::ProgressRouter;
 use handler::WharfHandler;
 
@@ -209,77 +209,7 @@ impl Connection {
                 args,
                 env,
                 cwd,
-            } => {
-                let spawned = crate::process::spawn(command, args, env, cwd.as_ref())
-                    .map_err(|e| ConnectionError::Spawn(e.to_string()))?;
-                let mut process = spawned.process;
-                let stderr = process.stderr.clone();
-                let mut transport = StdioTransport::new(
-                    &def.name,
-                    spawned.stdout,
-                    spawned.stdin,
-                    ctx.max_message_bytes,
-                    ctx.events.clone(),
-                );
-                let close_reason = transport.close_reason();
-                let era = match era {
-                    Some(era) => era,
-                    None => {
-                        let meta = probe_meta(&ctx.broker);
-                        match transport.probe(meta, def.probe_timeout).await {
-                            ProbeOutcome::Modern => Era::Modern,
-                            ProbeOutcome::Legacy { reason } => {
-                                tracing::info!(server = %def.name, "legacy server: {reason}");
-                                Era::Legacy
-                            }
-                            ProbeOutcome::Closed => {
-                                let reason =
-                                    exit_reason(&mut process, &stderr, &close_reason).await;
-                                return Err(ConnectionError::Closed(Some(format!(
-                                    "during start-up: {reason}"
-                                ))));
-                            }
-                        }
-                    }
-                };
-                let handler = Self::handler(def, ctx, era);
-                let progress = handler.progress.clone();
-                let (transport, closed) = watched::Watched::new(transport);
-                let started = tokio::time::timeout(
-                    def.probe_timeout,
-                    handler.serve_with_lifecycle(transport, lifecycle(era)),
-                )
-                .await;
-                let service = match started {
-                    Ok(Ok(service)) => service,
-                    Ok(Err(e)) => {
-                        let e = init_error(e);
-                        let reason = exit_reason(&mut process, &stderr, &close_reason).await;
-                        process.shutdown(Duration::from_millis(200)).await;
-                        return Err(match e {
-                            ConnectionError::Connect(m) => {
-                                ConnectionError::Connect(format!("{m} ({reason})"))
-                            }
-                            other => other,
-                        });
-                    }
-                    Err(_) => {
-                        process.shutdown(Duration::from_millis(200)).await;
-                        return Err(ConnectionError::Timeout(def.probe_timeout));
-                    }
-                };
-                Ok(Self::assemble(
-                    def,
-                    ctx,
-                    service,
-                    Some(process),
-                    Some(stderr),
-                    close_reason,
-                    closed,
-                    progress,
-                    era,
-                ))
-            }
+            } => stdio::connect(def, ctx, command, args, env, cwd.as_ref(), era).await,
             TransportDef::Http { url, headers } => {
                 let (service, era, progress, closed) =
                     http::connect(def, ctx, url, headers, era).await?;

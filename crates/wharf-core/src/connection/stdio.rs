@@ -1,0 +1,93 @@
+//! stdio connections: spawn the server, probe its era with `server/discover` under our own timeout (unless the era
+//! is known), then hand the pipes to rmcp through our own transport.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use rmcp::ClientServiceExt;
+
+use super::{
+    exit_reason, init_error, lifecycle, probe_meta, watched, ConnectContext, Connection,
+    ConnectionError,
+};
+use crate::config::ServerDef;
+use crate::era::Era;
+use crate::stdio_transport::{ProbeOutcome, StdioTransport};
+
+pub(super) async fn connect(
+    def: &ServerDef,
+    ctx: &ConnectContext,
+    command: &str,
+    args: &[String],
+    env: &BTreeMap<String, String>,
+    cwd: Option<&PathBuf>,
+    era: Option<Era>,
+) -> Result<Connection, ConnectionError> {
+    let spawned = crate::process::spawn(command, args, env, cwd)
+        .map_err(|e| ConnectionError::Spawn(e.to_string()))?;
+    let mut process = spawned.process;
+    let stderr = process.stderr.clone();
+    let mut transport = StdioTransport::new(
+        &def.name,
+        spawned.stdout,
+        spawned.stdin,
+        ctx.max_message_bytes,
+        ctx.events.clone(),
+    );
+    let close_reason = transport.close_reason();
+    let era = match era {
+        Some(era) => era,
+        None => {
+            let meta = probe_meta(&ctx.broker);
+            match transport.probe(meta, def.probe_timeout).await {
+                ProbeOutcome::Modern => Era::Modern,
+                ProbeOutcome::Legacy { reason } => {
+                    tracing::info!(server = %def.name, "legacy server: {reason}");
+                    Era::Legacy
+                }
+                ProbeOutcome::Closed => {
+                    let reason = exit_reason(&mut process, &stderr, &close_reason).await;
+                    return Err(ConnectionError::Closed(Some(format!(
+                        "during start-up: {reason}"
+                    ))));
+                }
+            }
+        }
+    };
+    let handler = Connection::handler(def, ctx, era);
+    let progress = handler.progress.clone();
+    let (transport, closed) = watched::Watched::new(transport);
+    let started = tokio::time::timeout(
+        def.probe_timeout,
+        handler.serve_with_lifecycle(transport, lifecycle(era)),
+    )
+    .await;
+    let service = match started {
+        Ok(Ok(service)) => service,
+        Ok(Err(e)) => {
+            let e = init_error(e);
+            let reason = exit_reason(&mut process, &stderr, &close_reason).await;
+            process.shutdown(Duration::from_millis(200)).await;
+            return Err(match e {
+                ConnectionError::Connect(m) => ConnectionError::Connect(format!("{m} ({reason})")),
+                other => other,
+            });
+        }
+        Err(_) => {
+            process.shutdown(Duration::from_millis(200)).await;
+            return Err(ConnectionError::Timeout(def.probe_timeout));
+        }
+    };
+    Ok(Connection::assemble(
+        def,
+        ctx,
+        service,
+        Some(process),
+        Some(stderr),
+        close_reason,
+        closed,
+        progress,
+        era,
+    ))
+}
