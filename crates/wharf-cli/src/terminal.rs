@@ -61,10 +61,10 @@ fn ask(request: &InputRequest) -> std::io::Result<InputAnswer> {
                 input.read_line(&mut content)?;
                 let content = content.trim();
                 let content = if content.is_empty() {
-                    Value::Null
+                    None
                 } else {
                     match serde_json::from_str(content) {
-                        Ok(v) => v,
+                        Ok(v) => Some(v),
                         Err(e) => {
                             writeln!(out, "not JSON ({e}); try again")?;
                             continue;

@@ -12,8 +12,9 @@ use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
+#[ts(export)]
 pub enum InputKind {
     Roots,
     ElicitationForm,
@@ -33,24 +34,28 @@ impl InputKind {
 }
 
 /// One question from a server, with who asks and why.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[ts(export)]
 pub struct InputRequest {
     pub server: String,
     pub kind: InputKind,
     /// The user action that caused it, e.g. "calling tool echo".
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub cause: Option<String>,
     /// The request's params as the server sent them.
     pub params: Value,
 }
 
 /// The user's answer. `Accept` carries what goes back (form content, a sampling reply...).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "action", rename_all = "lowercase")]
+#[ts(export)]
 pub enum InputAnswer {
     Accept {
-        #[serde(default, skip_serializing_if = "Value::is_null")]
-        content: Value,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        content: Option<Value>,
     },
     Decline,
     Cancel,
@@ -251,7 +256,7 @@ mod tests {
         assert_eq!(
             form().await,
             InputAnswer::Accept {
-                content: serde_json::json!({"n": 1})
+                content: Some(serde_json::json!({"n": 1}))
             }
         );
         assert_eq!(form().await, InputAnswer::Cancel);

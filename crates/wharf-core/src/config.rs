@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+pub mod edit;
+
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -72,6 +74,17 @@ impl ServerDef {
         };
         let digest = Sha256::digest(canonical.as_bytes());
         digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// Everything that, when changed, needs the server restarted.
+    pub fn fingerprint(&self) -> String {
+        format!(
+            "{}/{:?}/{:?}/{:?}",
+            self.definition_hash(),
+            self.pinned_era,
+            self.probe_timeout,
+            self.request_timeout
+        )
     }
 
     pub fn kind(&self) -> &'static str {

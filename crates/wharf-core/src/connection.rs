@@ -73,26 +73,32 @@ pub struct CallOptions {
 }
 
 /// What the server told us about itself.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export)]
 pub struct ServerIdentity {
     pub era: Era,
     pub protocol_version: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub server_info: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub instructions: Option<String>,
     pub capabilities: Value,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export)]
 pub struct ToolInfo {
     pub name: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub description: Option<String>,
     pub input_schema: Value,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub annotations: Option<Value>,
 }
 

@@ -14,8 +14,9 @@ pub const MODERN_VERSION: &str = "2026-07-28";
 /// What Wharf offers in the `initialize` handshake.
 pub const LEGACY_VERSION: &str = "2025-11-25";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "lowercase")]
+#[ts(export)]
 pub enum Era {
     /// 2026-07-28 and later: no handshake, `_meta` on every request.
     Modern,
@@ -98,16 +99,9 @@ impl EraCache {
     fn save(&self, entries: &BTreeMap<String, Era>) {
         let Some(path) = &self.path else { return };
         // A cache: failing to write it is worth a log line, not an error for the user.
-        let result = (|| -> std::io::Result<()> {
-            let dir = path.parent().unwrap_or(path.as_path());
-            std::fs::create_dir_all(dir)?;
-            let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-            std::fs::write(
-                &tmp,
-                serde_json::to_vec_pretty(entries).map_err(std::io::Error::other)?,
-            )?;
-            std::fs::rename(&tmp, path)
-        })();
+        let result = serde_json::to_vec_pretty(entries)
+            .map_err(std::io::Error::other)
+            .and_then(|bytes| crate::fsutil::write_atomic(path, &bytes));
         if let Err(e) = result {
             tracing::debug!("cannot write the era cache {}: {e}", path.display());
         }

@@ -8,8 +8,9 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::Value;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "lowercase")]
+#[ts(export)]
 pub enum ServerStatus {
     Starting,
     Ready,
@@ -30,13 +31,15 @@ impl ServerStatus {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 #[serde(tag = "event", rename_all = "snake_case")]
+#[ts(export)]
 pub enum HostEvent {
     ServerStatus {
         server: String,
         status: ServerStatus,
         #[serde(skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
         error: Option<String>,
     },
     /// A progress notification for a call the user made.
@@ -44,11 +47,14 @@ pub enum HostEvent {
         server: String,
         /// The session command id or call label that caused the work.
         #[serde(skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
         call: Option<Value>,
         progress: f64,
         #[serde(skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
         total: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
         message: Option<String>,
     },
     /// A `notifications/message` log line from a server.
@@ -56,6 +62,7 @@ pub enum HostEvent {
         server: String,
         level: String,
         #[serde(skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
         logger: Option<String>,
         data: Value,
     },
@@ -73,6 +80,7 @@ pub enum HostEvent {
     /// Something the user should know that is not an error (a config warning, a deprecation).
     Notice {
         #[serde(skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
         server: Option<String>,
         code: String,
         message: String,

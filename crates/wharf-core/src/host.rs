@@ -63,8 +63,9 @@ struct Slot {
 }
 
 /// One row of `wharf servers` and of the app's server list.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export)]
 pub struct ServerSummary {
     pub name: String,
     #[serde(rename = "type")]
@@ -72,27 +73,35 @@ pub struct ServerSummary {
     pub status: ServerStatus,
     /// The protocol version spoken, e.g. "2026-07-28" or "2025-11-25".
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub era: Option<String>,
     /// "modern" (stateless, `server/discover`) or "legacy" (`initialize` handshake).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub lifecycle: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub server_info: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub instructions: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub capabilities: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub error: Option<String>,
     /// The newest lines the server wrote to stderr.
     pub stderr: String,
     /// The process id of a running stdio server.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub pid: Option<u32>,
 }
 
 pub struct Host {
-    slots: Vec<Arc<Slot>>,
+    /// In the configuration's order. Replaced as a whole by `reconfigure`; never held across an await.
+    slots: std::sync::RwLock<Vec<Arc<Slot>>>,
     ctx: ConnectContext,
     options: HostOptions,
     pub warnings: Vec<String>,
@@ -100,21 +109,9 @@ pub struct Host {
 
 impl Host {
     pub fn new(config: Config, broker: Broker, events: EventSink, options: HostOptions) -> Host {
-        let slots = config
-            .servers
-            .into_iter()
-            .map(|def| {
-                let (state, _) = watch::channel(SlotState::Stopped);
-                Arc::new(Slot {
-                    def,
-                    state,
-                    last_stderr: std::sync::Mutex::default(),
-                    task: RwLock::new(None),
-                })
-            })
-            .collect();
+        let slots = config.servers.into_iter().map(Slot::new).collect();
         Host {
-            slots,
+            slots: std::sync::RwLock::new(slots),
             ctx: ConnectContext {
                 max_message_bytes: options.max_message_bytes,
                 ..ConnectContext::new(broker, events, options.eras.clone())
@@ -125,16 +122,52 @@ impl Host {
     }
 
     pub fn server_names(&self) -> Vec<String> {
-        self.slots.iter().map(|s| s.def.name.clone()).collect()
+        self.snapshot().iter().map(|s| s.def.name.clone()).collect()
     }
 
-    fn slot(&self, name: &str) -> Option<&Arc<Slot>> {
-        self.slots.iter().find(|s| s.def.name == name)
+    fn snapshot(&self) -> Vec<Arc<Slot>> {
+        self.slots.read().map(|s| s.clone()).unwrap_or_default()
+    }
+
+    fn slot(&self, name: &str) -> Option<Arc<Slot>> {
+        self.snapshot().into_iter().find(|s| s.def.name == name)
+    }
+
+    /// Applies a new configuration: removed servers stop, changed ones restart with their new definition, new ones
+    /// start, untouched ones keep running undisturbed.
+    pub async fn reconfigure(&self, config: Config) {
+        let old = self.snapshot();
+        let mut next = Vec::with_capacity(config.servers.len());
+        let mut fresh = Vec::new();
+        for def in config.servers {
+            match old
+                .iter()
+                .find(|s| s.def.name == def.name && s.def.fingerprint() == def.fingerprint())
+            {
+                Some(kept) => next.push(kept.clone()),
+                None => {
+                    let slot = Slot::new(def);
+                    fresh.push(slot.clone());
+                    next.push(slot);
+                }
+            }
+        }
+        let gone: Vec<Arc<Slot>> = old
+            .into_iter()
+            .filter(|s| !next.iter().any(|n| Arc::ptr_eq(n, s)))
+            .collect();
+        futures::future::join_all(gone.iter().map(|s| self.stop_slot(s))).await;
+        if let Ok(mut slots) = self.slots.write() {
+            *slots = next;
+        }
+        for slot in &fresh {
+            self.start_slot(slot).await;
+        }
     }
 
     /// Starts every server, each on its own task.
     pub async fn start_all(&self) {
-        for slot in &self.slots {
+        for slot in &self.snapshot() {
             self.start_slot(slot).await;
         }
     }
@@ -142,14 +175,14 @@ impl Host {
     /// Starts one server (or restarts it if running).
     pub async fn start(&self, name: &str) -> Result<(), ConnectionError> {
         let slot = self.slot(name).ok_or_else(|| unknown_server(name))?;
-        self.stop_slot(slot).await;
-        self.start_slot(slot).await;
+        self.stop_slot(&slot).await;
+        self.start_slot(&slot).await;
         Ok(())
     }
 
     pub async fn stop(&self, name: &str) -> Result<(), ConnectionError> {
         let slot = self.slot(name).ok_or_else(|| unknown_server(name))?;
-        self.stop_slot(slot).await;
+        self.stop_slot(&slot).await;
         Ok(())
     }
 
@@ -185,7 +218,7 @@ impl Host {
     pub async fn connection(&self, name: &str) -> Result<Arc<Connection>, ConnectionError> {
         let slot = self.slot(name).ok_or_else(|| unknown_server(name))?;
         if matches!(*slot.state.borrow(), SlotState::Stopped) {
-            self.start_slot(slot).await;
+            self.start_slot(&slot).await;
         }
         let mut rx = slot.state.subscribe();
         loop {
@@ -206,8 +239,9 @@ impl Host {
     }
 
     pub async fn summaries(&self) -> Vec<ServerSummary> {
-        let mut out = Vec::with_capacity(self.slots.len());
-        for slot in &self.slots {
+        let slots = self.snapshot();
+        let mut out = Vec::with_capacity(slots.len());
+        for slot in &slots {
             out.push(summary(slot).await);
         }
         out
@@ -215,14 +249,28 @@ impl Host {
 
     /// Waits for every server to settle (ready or failed) and returns their summaries.
     pub async fn settle(&self) -> Vec<ServerSummary> {
-        let waits = self.slots.iter().map(|s| self.connection(&s.def.name));
+        let slots = self.snapshot();
+        let waits = slots.iter().map(|s| self.connection(&s.def.name));
         futures::future::join_all(waits).await;
         self.summaries().await
     }
 
     /// Stops every server gracefully, in parallel.
     pub async fn shutdown(&self) {
-        futures::future::join_all(self.slots.iter().map(|s| self.stop_slot(s))).await;
+        let slots = self.snapshot();
+        futures::future::join_all(slots.iter().map(|s| self.stop_slot(s))).await;
+    }
+}
+
+impl Slot {
+    fn new(def: ServerDef) -> Arc<Slot> {
+        let (state, _) = watch::channel(SlotState::Stopped);
+        Arc::new(Slot {
+            def,
+            state,
+            last_stderr: std::sync::Mutex::default(),
+            task: RwLock::new(None),
+        })
     }
 }
 

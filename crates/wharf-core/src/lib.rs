@@ -8,6 +8,7 @@ pub mod config;
 pub mod connection;
 pub mod era;
 pub mod events;
+pub mod fsutil;
 pub mod host;
 pub mod process;
 pub mod stdio_transport;

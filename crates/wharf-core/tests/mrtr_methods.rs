@@ -5,35 +5,11 @@
 // Integration tests: a failed unwrap is a failed test, with its message.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+#[path = "support/peers.rs"]
+mod peers;
 
 use serde_json::{json, Value};
-use wharf_core::broker::{Broker, DeclaredCapabilities, DeclineAll};
-use wharf_core::{CallOptions, Config, EventSink, Host, HostOptions};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
-
-fn host() -> Host {
-    let peers = std::env::var_os("WHARF_PEERS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join(".peers"));
-    let python = peers.join("py/bin/python");
-    assert!(
-        python.exists(),
-        "{} missing: run scripts/deps.sh",
-        python.display()
-    );
-    let config = json!({"servers": {"py": {"command": python, "args": [repo().join("tests/fixtures/py_server.py")]}}});
-    let config = Config::parse(Path::new("test.json"), &config.to_string(), &|_| None).unwrap();
-    let broker = Broker::new(DeclaredCapabilities::default(), Arc::new(DeclineAll));
-    Host::new(config, broker, EventSink::discard(), HostOptions::default())
-}
+use wharf_core::CallOptions;
 
 fn first_text(v: &Value) -> &str {
     v.pointer("/messages/0/content/text")
@@ -44,7 +20,7 @@ fn first_text(v: &Value) -> &str {
 
 #[tokio::test]
 async fn prompts_and_resources_go_through_their_rounds_too() {
-    let host = host();
+    let host = peers::host(json!({"py": peers::py_server()}));
     let conn = host.connection("py").await.unwrap();
     let options = CallOptions::default();
     let args = json!({"n": "3"}).as_object().cloned();

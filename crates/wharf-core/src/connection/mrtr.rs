@@ -224,7 +224,7 @@ impl Connection {
                     InputAnswer::Accept { content },
                 ) => {
                     let mut v = serde_json::json!({"action": "accept"});
-                    if !content.is_null() {
+                    if let Some(content) = content {
                         v["content"] = content;
                     }
                     v
@@ -236,7 +236,7 @@ impl Connection {
                     serde_json::json!({"action": "cancel"})
                 }
                 (InputKind::Roots | InputKind::Sampling, InputAnswer::Accept { content }) => {
-                    content
+                    content.unwrap_or(Value::Null)
                 }
                 // Sampling and roots refused: the spec says not to retry; the call ends here.
                 (_, _) => {

@@ -1,0 +1,462 @@
+//! Editing the configuration file: the servers as the user wrote them (variables unexpanded), validated field by
+//! field, written back atomically with every other key of the file kept as it was.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::{expand, ConfigError};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(export)]
+#[serde(rename_all = "lowercase")]
+pub enum ServerKind {
+    Stdio,
+    Http,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ts_rs::TS)]
+#[ts(export)]
+#[serde(rename_all = "lowercase")]
+pub enum EraChoice {
+    #[default]
+    Auto,
+    Modern,
+    Legacy,
+}
+
+/// One server as the user wrote it. Empty strings mean "not set".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(export)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerEntry {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: ServerKind,
+    #[serde(default)]
+    pub command: String,
+    #[serde(default)]
+    pub args: Vec<String>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    #[serde(default)]
+    pub cwd: String,
+    #[serde(default)]
+    pub url: String,
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    #[serde(default)]
+    pub era: EraChoice,
+}
+
+/// A problem with one field, shown next to it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(export)]
+pub struct FieldError {
+    pub field: String,
+    pub message: String,
+}
+
+impl FieldError {
+    fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        FieldError {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Checks an entry before it is written. Variables are checked for syntax only: `${env:X}` may be set later.
+pub fn validate(entry: &ServerEntry, taken: &[String]) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    let name = entry.name.trim();
+    if name.is_empty() {
+        errors.push(FieldError::new("name", "a server needs a name"));
+    } else if name != entry.name {
+        errors.push(FieldError::new("name", "no spaces at the start or the end"));
+    } else if taken.iter().any(|t| t == name) {
+        errors.push(FieldError::new(
+            "name",
+            format!("a server named \"{name}\" already exists"),
+        ));
+    }
+    let syntax = |field: String, value: &str, errors: &mut Vec<FieldError>| {
+        // Any value will do for the check: only the syntax of `${...}` matters here.
+        if let Err(e) = expand(value, &field, &|_| Some(String::new())) {
+            if !e.contains("not yet supported") {
+                errors.push(FieldError::new(field, e));
+            }
+        }
+    };
+    match entry.kind {
+        ServerKind::Stdio => {
+            if entry.command.trim().is_empty() {
+                errors.push(FieldError::new("command", "a stdio server needs a command"));
+            }
+            syntax("command".into(), &entry.command, &mut errors);
+            for (i, arg) in entry.args.iter().enumerate() {
+                syntax(format!("args[{i}]"), arg, &mut errors);
+            }
+            syntax("cwd".into(), &entry.cwd, &mut errors);
+        }
+        ServerKind::Http => {
+            let url = entry.url.trim();
+            if url.is_empty() {
+                errors.push(FieldError::new("url", "an http server needs a URL"));
+            } else if !(url.starts_with("http://") || url.starts_with("https://")) {
+                errors.push(FieldError::new(
+                    "url",
+                    "the URL must start with http:// or https://",
+                ));
+            }
+            syntax("url".into(), &entry.url, &mut errors);
+            for (key, value) in &entry.headers {
+                if key.is_empty()
+                    || !key
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b"-_".contains(&b))
+                {
+                    errors.push(FieldError::new(
+                        format!("headers.{key}"),
+                        "not a valid header name",
+                    ));
+                }
+                syntax(format!("headers.{key}"), value, &mut errors);
+            }
+        }
+    }
+    for (key, value) in &entry.env {
+        if key.is_empty() || key.contains('=') || key.contains('\0') {
+            errors.push(FieldError::new(
+                format!("env.{key}"),
+                "not a valid variable name",
+            ));
+        }
+        syntax(format!("env.{key}"), value, &mut errors);
+    }
+    errors
+}
+
+/// The configuration file as a document: what it holds besides the servers is kept byte-for-byte in meaning.
+#[derive(Debug, Clone)]
+pub struct ConfigDocument {
+    pub path: PathBuf,
+    root: Map<String, Value>,
+    /// `servers` (VS Code) or `mcpServers` (Claude Desktop): whichever the file uses.
+    key: &'static str,
+}
+
+impl ConfigDocument {
+    /// Reads the file; a missing file is an empty document (the first server creates it).
+    pub fn load(path: &Path) -> Result<ConfigDocument, ConfigError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => "{}".into(),
+            Err(source) => {
+                return Err(ConfigError::Read {
+                    path: path.to_owned(),
+                    source,
+                })
+            }
+        };
+        let root = parse_root(path, &text)?;
+        let key = if root.contains_key("mcpServers") && !root.contains_key("servers") {
+            "mcpServers"
+        } else {
+            "servers"
+        };
+        Ok(ConfigDocument {
+            path: path.to_owned(),
+            root,
+            key,
+        })
+    }
+
+    fn servers(&self) -> Option<&Map<String, Value>> {
+        self.root.get(self.key).and_then(Value::as_object)
+    }
+
+    pub fn entries(&self) -> Vec<ServerEntry> {
+        self.servers()
+            .map(|servers| {
+                servers
+                    .iter()
+                    .filter_map(|(name, def)| entry_of(name, def))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    pub fn names(&self) -> Vec<String> {
+        self.servers()
+            .map(|s| s.keys().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// Adds `entry`, or replaces the server called `previous` (renaming it if the name changed). Keys of the old
+    /// definition that the entry does not describe (`disabled`, timeouts...) are kept.
+    pub fn upsert(
+        &mut self,
+        previous: Option<&str>,
+        entry: &ServerEntry,
+    ) -> Result<(), Vec<FieldError>> {
+        let taken: Vec<String> = self
+            .names()
+            .into_iter()
+            .filter(|n| Some(n.as_str()) != previous)
+            .collect();
+        let errors = validate(entry, &taken);
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let servers = match self
+            .root
+            .entry(self.key)
+            .or_insert_with(|| Value::Object(Map::new()))
+        {
+            Value::Object(map) => map,
+            other => {
+                // A broken "servers" value would have failed to load as a configuration; replace it.
+                *other = Value::Object(Map::new());
+                match other {
+                    Value::Object(map) => map,
+                    _ => {
+                        return Err(vec![FieldError::new(
+                            "name",
+                            "the configuration cannot hold servers",
+                        )])
+                    }
+                }
+            }
+        };
+        let mut def = previous
+            .and_then(|p| servers.get(p))
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        write_entry(&mut def, entry);
+        let def = Value::Object(def);
+        match previous.filter(|p| servers.contains_key(*p)) {
+            // Same place in the file, so the user's order is kept.
+            Some(p) => {
+                let rebuilt: Map<String, Value> = std::mem::take(servers)
+                    .into_iter()
+                    .map(|(k, v)| {
+                        if k == p {
+                            (entry.name.clone(), def.clone())
+                        } else {
+                            (k, v)
+                        }
+                    })
+                    .collect();
+                *servers = rebuilt;
+            }
+            None => {
+                servers.insert(entry.name.clone(), def);
+            }
+        }
+        Ok(())
+    }
+
+    pub fn remove(&mut self, name: &str) -> bool {
+        let key = self.key;
+        match self.root.get_mut(key).and_then(Value::as_object_mut) {
+            Some(servers) => servers.shift_remove(name).is_some(),
+            None => false,
+        }
+    }
+
+    pub fn save(&self) -> std::io::Result<()> {
+        let mut text = serde_json::to_vec_pretty(&Value::Object(self.root.clone()))
+            .map_err(std::io::Error::other)?;
+        text.push(b'\n');
+        crate::fsutil::write_atomic(&self.path, &text)
+    }
+}
+
+fn parse_root(path: &Path, text: &str) -> Result<Map<String, Value>, ConfigError> {
+    match serde_json::from_str(text) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(ConfigError::Invalid {
+            path: path.to_owned(),
+            message: "the top level must be a JSON object".into(),
+        }),
+        Err(e) => Err(ConfigError::Syntax {
+            path: path.to_owned(),
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        }),
+    }
+}
+
+fn entry_of(name: &str, def: &Value) -> Option<ServerEntry> {
+    let def = def.as_object()?;
+    let text = |key: &str| {
+        def.get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let map = |key: &str| -> BTreeMap<String, String> {
+        def.get(key)
+            .and_then(Value::as_object)
+            .map(|m| {
+                m.iter()
+                    .map(|(k, v)| {
+                        (
+                            k.clone(),
+                            v.as_str()
+                                .map(str::to_string)
+                                .unwrap_or_else(|| v.to_string()),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let kind = match def.get("type").and_then(Value::as_str) {
+        Some("http" | "streamableHttp" | "streamable-http") => ServerKind::Http,
+        Some(_) => ServerKind::Stdio,
+        None if def.contains_key("url") && !def.contains_key("command") => ServerKind::Http,
+        None => ServerKind::Stdio,
+    };
+    let era = match def.get("era").and_then(Value::as_str) {
+        Some("modern") => EraChoice::Modern,
+        Some("legacy") => EraChoice::Legacy,
+        _ => EraChoice::Auto,
+    };
+    Some(ServerEntry {
+        name: name.to_string(),
+        kind,
+        command: text("command"),
+        args: def
+            .get("args")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .map(|v| {
+                        v.as_str()
+                            .map(str::to_string)
+                            .unwrap_or_else(|| v.to_string())
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        env: map("env"),
+        cwd: text("cwd"),
+        url: text("url"),
+        headers: map("headers"),
+        era,
+    })
+}
+
+fn write_entry(def: &mut Map<String, Value>, entry: &ServerEntry) {
+    let mut set = |key: &str, value: Option<Value>| match value {
+        Some(v) => {
+            def.insert(key.to_string(), v);
+        }
+        None => {
+            def.shift_remove(key);
+        }
+    };
+    let text = |s: &str| (!s.trim().is_empty()).then(|| Value::String(s.to_string()));
+    let map = |m: &BTreeMap<String, String>| {
+        (!m.is_empty()).then(|| {
+            Value::Object(
+                m.iter()
+                    .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                    .collect(),
+            )
+        })
+    };
+    match entry.kind {
+        ServerKind::Stdio => {
+            set("type", Some(Value::String("stdio".into())));
+            set("command", text(&entry.command));
+            set(
+                "args",
+                (!entry.args.is_empty())
+                    .then(|| entry.args.iter().cloned().map(Value::String).collect()),
+            );
+            set("cwd", text(&entry.cwd));
+            set("url", None);
+            set("headers", None);
+        }
+        ServerKind::Http => {
+            set("type", Some(Value::String("http".into())));
+            set("url", text(&entry.url));
+            set("headers", map(&entry.headers));
+            set("command", None);
+            set("args", None);
+            set("cwd", None);
+        }
+    }
+    set("env", map(&entry.env));
+    set(
+        "era",
+        match entry.era {
+            EraChoice::Auto => None,
+            EraChoice::Modern => Some(Value::String("modern".into())),
+            EraChoice::Legacy => Some(Value::String("legacy".into())),
+        },
+    );
+}
+
+/// A configuration of another host found on this machine, offered for import.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[ts(export)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportSource {
+    pub id: String,
+    pub label: String,
+    pub path: String,
+    pub entries: Vec<ServerEntry>,
+    pub error: Option<String>,
+}
+
+/// The places Claude Desktop and VS Code (and its forks) keep their MCP servers, under `home` and `config_home`.
+/// Only these are read: the UI never names a file.
+pub fn import_sources(config_home: &Path) -> Vec<ImportSource> {
+    let candidates = [
+        (
+            "claude",
+            "Claude Desktop",
+            config_home.join("Claude/claude_desktop_config.json"),
+        ),
+        ("vscode", "VS Code", config_home.join("Code/User/mcp.json")),
+        (
+            "vscode-insiders",
+            "VS Code Insiders",
+            config_home.join("Code - Insiders/User/mcp.json"),
+        ),
+        (
+            "vscodium",
+            "VSCodium",
+            config_home.join("VSCodium/User/mcp.json"),
+        ),
+        ("cursor", "Cursor", config_home.join("Cursor/User/mcp.json")),
+    ];
+    candidates
+        .into_iter()
+        .filter(|(_, _, path)| path.is_file())
+        .map(|(id, label, path)| {
+            let (entries, error) = match ConfigDocument::load(&path) {
+                Ok(doc) => (doc.entries(), None),
+                Err(e) => (Vec::new(), Some(e.to_string())),
+            };
+            ImportSource {
+                id: id.into(),
+                label: label.into(),
+                path: path.display().to_string(),
+                entries,
+                error,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;
