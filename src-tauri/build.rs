@@ -10,6 +10,18 @@ const COMMANDS: &[&str] = &[
     "stop_server",
     "startup_report",
     "smoke_rendered",
+    "list_tools",
+    "call_tool",
+    "cancel_call",
+    "list_server_entries",
+    "save_server",
+    "remove_server",
+    "import_sources",
+    "import_servers",
+    "get_ui_state",
+    "set_selected_server",
+    "pending_inputs",
+    "answer_input",
 ];
 
 fn main() {

@@ -1,39 +1,90 @@
-//! The commands the webview may call. Each is a thin adapter over `wharf_core::Host`; each must also be listed in
-//! `build.rs` and granted in `capabilities/`, or the webview cannot reach it.
+//! The commands the webview may call. Each is a thin adapter over wharf-core; each must also be listed in `build.rs`
+//! and granted in `capabilities/`, or the webview cannot reach it. None of them opens a URL or reads a file the UI
+//! names: imports come only from the known locations `import_sources` lists.
 
 use serde::Serialize;
+use serde_json::Value;
 use tauri::State;
-use wharf_core::ServerSummary;
+use tokio_util::sync::CancellationToken;
+use wharf_core::broker::InputAnswer;
+use wharf_core::config::edit::{ConfigDocument, FieldError, ImportSource, ServerEntry};
+use wharf_core::{CallOptions, ConnectionError, ServerSummary, ToolInfo};
 
+use crate::agent::PendingInput;
 use crate::shell::{Shell, StartupReport};
 use crate::smoke::RenderedRow;
+use crate::state::UiState;
 
-/// A failed command, as the UI receives it: the message only (the UI shows it; it never parses it).
-#[derive(Debug, thiserror::Error, Serialize)]
-#[error("{0}")]
-#[serde(transparent)]
-pub struct CommandError(String);
+/// A failed command, as the UI receives it: a stable code, a message for the user, and per-field problems for forms.
+#[derive(Debug, thiserror::Error, Serialize, ts_rs::TS)]
+#[ts(export)]
+#[error("{message}")]
+pub struct CommandError {
+    pub code: String,
+    pub message: String,
+    pub fields: Vec<FieldError>,
+}
 
-impl From<wharf_core::ConnectionError> for CommandError {
-    fn from(e: wharf_core::ConnectionError) -> Self {
-        CommandError(e.to_string())
+impl CommandError {
+    pub fn new(code: &str, message: impl Into<String>) -> Self {
+        CommandError {
+            code: code.into(),
+            message: message.into(),
+            fields: Vec::new(),
+        }
+    }
+
+    fn invalid(fields: Vec<FieldError>) -> Self {
+        let message = fields
+            .first()
+            .map(|f| f.message.clone())
+            .unwrap_or_else(|| "invalid".into());
+        CommandError {
+            code: "invalid".into(),
+            message,
+            fields,
+        }
     }
 }
 
+impl From<ConnectionError> for CommandError {
+    fn from(e: ConnectionError) -> Self {
+        let code = match &e {
+            ConnectionError::Config(_) => "config",
+            ConnectionError::UnknownServer(_) => "unknown_server",
+            ConnectionError::Spawn(_) | ConnectionError::Connect(_) => "connection",
+            ConnectionError::Closed(_) => "closed",
+            ConnectionError::Server { .. } => "server_error",
+            ConnectionError::Timeout(_) => "timeout",
+            ConnectionError::Cancelled => "cancelled",
+            ConnectionError::Protocol(_) => "protocol",
+        };
+        CommandError::new(code, e.to_string())
+    }
+}
+
+impl From<wharf_core::ConfigError> for CommandError {
+    fn from(e: wharf_core::ConfigError) -> Self {
+        CommandError::new("config", e.to_string())
+    }
+}
+
+type Reply<T> = Result<T, CommandError>;
+
 #[tauri::command]
-pub async fn list_servers(shell: State<'_, Shell>) -> Result<Vec<ServerSummary>, CommandError> {
+pub async fn list_servers(shell: State<'_, Shell>) -> Reply<Vec<ServerSummary>> {
     Ok(shell.host.summaries().await)
 }
 
 /// Starts the server, or restarts it when it runs.
 #[tauri::command]
-pub async fn restart_server(shell: State<'_, Shell>, name: String) -> Result<(), CommandError> {
+pub async fn restart_server(shell: State<'_, Shell>, name: String) -> Reply<()> {
     tracing::info!(server = name, "restart requested from the UI");
     Ok(shell.host.start(&name).await?)
 }
 
 #[tauri::command]
-pub async fn stop_server(shell: State<'_, Shell>, name: String) -> Result<(), CommandError> {
+pub async fn stop_server(shell: State<'_, Shell>, name: String) -> Reply<()> {
     tracing::info!(server = name, "stop requested from the UI");
     Ok(shell.host.stop(&name).await?)
 }
@@ -48,5 +99,171 @@ pub fn startup_report(shell: State<'_, Shell>) -> StartupReport {
 pub fn smoke_rendered(shell: State<'_, Shell>, rows: Vec<RenderedRow>) {
     if let Some(probe) = &shell.smoke {
         probe.rendered(rows);
+    }
+}
+
+#[tauri::command]
+pub async fn list_tools(shell: State<'_, Shell>, server: String) -> Reply<Vec<ToolInfo>> {
+    Ok(shell.host.connection(&server).await?.list_tools().await?)
+}
+
+/// Calls a tool. Progress arrives as `progress` host events labelled with `call_id`; `cancel_call` ends it.
+#[tauri::command]
+pub async fn call_tool(
+    shell: State<'_, Shell>,
+    call_id: String,
+    server: String,
+    tool: String,
+    args: Value,
+) -> Reply<Value> {
+    let args = match args {
+        Value::Object(map) => Some(map),
+        Value::Null => None,
+        _ => {
+            return Err(CommandError::new(
+                "invalid",
+                "tool arguments must be a JSON object",
+            ))
+        }
+    };
+    let cancel = CancellationToken::new();
+    shell.calls.insert(&call_id, cancel.clone());
+    let options = CallOptions {
+        cancel,
+        label: Some(Value::String(call_id.clone())),
+        ..CallOptions::default()
+    };
+    let result = async {
+        shell
+            .host
+            .connection(&server)
+            .await?
+            .call_tool(&tool, args, &options)
+            .await
+    }
+    .await;
+    shell.calls.remove(&call_id);
+    Ok(result?)
+}
+
+#[tauri::command]
+pub fn cancel_call(shell: State<'_, Shell>, call_id: String) -> Reply<()> {
+    if shell.calls.cancel(&call_id) {
+        Ok(())
+    } else {
+        Err(CommandError::new(
+            "unknown_call",
+            format!("no call {call_id} is running"),
+        ))
+    }
+}
+
+#[tauri::command]
+pub fn list_server_entries(shell: State<'_, Shell>) -> Reply<Vec<ServerEntry>> {
+    Ok(shell.config_document()?.entries())
+}
+
+/// Adds or edits a server, writes the file atomically, and applies the new configuration to the running host.
+#[tauri::command]
+pub async fn save_server(
+    shell: State<'_, Shell>,
+    previous_name: Option<String>,
+    entry: ServerEntry,
+) -> Reply<Vec<ServerEntry>> {
+    let mut doc = shell.config_document()?;
+    doc.upsert(previous_name.as_deref(), &entry)
+        .map_err(CommandError::invalid)?;
+    apply(&shell, doc).await
+}
+
+#[tauri::command]
+pub async fn remove_server(shell: State<'_, Shell>, name: String) -> Reply<Vec<ServerEntry>> {
+    let mut doc = shell.config_document()?;
+    if !doc.remove(&name) {
+        return Err(CommandError::new(
+            "unknown_server",
+            format!("there is no server \"{name}\""),
+        ));
+    }
+    apply(&shell, doc).await
+}
+
+#[tauri::command]
+pub fn import_sources() -> Vec<ImportSource> {
+    wharf_core::config::edit::import_sources(&wharf_core::config::config_home())
+}
+
+/// Imports the named servers of a source found by `import_sources` (the UI names the source, never a path).
+#[tauri::command]
+pub async fn import_servers(
+    shell: State<'_, Shell>,
+    source_id: String,
+    names: Vec<String>,
+) -> Reply<Vec<ServerEntry>> {
+    let sources = import_sources();
+    let source = sources.iter().find(|s| s.id == source_id).ok_or_else(|| {
+        CommandError::new(
+            "unknown_source",
+            format!("no configuration \"{source_id}\" was found"),
+        )
+    })?;
+    let mut doc = shell.config_document()?;
+    let mut problems = Vec::new();
+    for name in &names {
+        match source.entries.iter().find(|e| &e.name == name) {
+            Some(entry) => {
+                if let Err(fields) = doc.upsert(None, entry) {
+                    problems.extend(fields.into_iter().map(|f| FieldError {
+                        field: format!("{name}.{}", f.field),
+                        message: f.message,
+                    }));
+                }
+            }
+            None => problems.push(FieldError {
+                field: name.clone(),
+                message: format!("{} has no server \"{name}\"", source.label),
+            }),
+        }
+    }
+    if !problems.is_empty() {
+        return Err(CommandError::invalid(problems));
+    }
+    apply(&shell, doc).await
+}
+
+async fn apply(shell: &Shell, doc: ConfigDocument) -> Reply<Vec<ServerEntry>> {
+    doc.save().map_err(|e| {
+        CommandError::new("write", format!("cannot write {}: {e}", doc.path.display()))
+    })?;
+    let config = wharf_core::Config::load(&doc.path)?;
+    shell.redactor.learn(&config);
+    shell.host.reconfigure(config).await;
+    Ok(doc.entries())
+}
+
+#[tauri::command]
+pub fn get_ui_state(shell: State<'_, Shell>) -> UiState {
+    shell.state.ui()
+}
+
+#[tauri::command]
+pub fn set_selected_server(shell: State<'_, Shell>, name: Option<String>) {
+    shell.state.set_selected_server(name);
+}
+
+#[tauri::command]
+pub fn pending_inputs(shell: State<'_, Shell>) -> Vec<PendingInput> {
+    shell.agent.pending()
+}
+
+#[tauri::command]
+pub fn answer_input(shell: State<'_, Shell>, id: u64, answer: InputAnswer) -> Reply<()> {
+    if shell.agent.reply(id, answer) {
+        Ok(())
+    } else {
+        Err(CommandError::new(
+            "unknown_request",
+            "that request is no longer waiting",
+        ))
     }
 }

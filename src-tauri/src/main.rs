@@ -6,9 +6,13 @@
 // Release builds on Windows must not open a console next to the window.
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
+mod agent;
+mod calls;
 mod commands;
+mod logs;
 mod shell;
 mod smoke;
+mod state;
 mod window;
 
 use std::path::PathBuf;
@@ -25,11 +29,12 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    init_tracing();
+    let redactor = wharf_core::redact::Redactor::default();
+    let _logs = logs::init(redactor.clone());
     let args = Args::parse();
     let smoke = std::env::var("WHARF_APP_SMOKE").is_ok_and(|v| v == "1");
     let startup = shell::Startup::load(args.config);
-    match shell::run(startup, smoke) {
+    match shell::run(startup, smoke, redactor) {
         Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
         Err(e) => {
             tracing::error!("wharf-app failed to start: {e}");
@@ -37,16 +42,4 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-fn init_tracing() {
-    // Logs go to stderr: stdout is reserved for the smoke report that tests parse.
-    // rmcp logs every handshake at info, with the whole server identity: too much for the app's default.
-    let filter = tracing_subscriber::EnvFilter::try_from_env("WHARF_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn"));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
 }

@@ -6,17 +6,23 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use tauri::{AppHandle, Emitter, Manager, RunEvent};
-use wharf_core::broker::{Broker, DeclineAll};
+use wharf_core::broker::Broker;
+use wharf_core::config::edit::{ConfigDocument, EraChoice, ServerEntry, ServerKind};
+use wharf_core::redact::Redactor;
 use wharf_core::{Config, ConfigError, EraCache, EventSink, Host, HostEvent, HostOptions};
 
+use crate::agent::SharedAgent;
+use crate::calls::Calls;
 use crate::smoke::Probe;
+use crate::state::{AppState, WindowSize};
 
 /// The Tauri event that carries every `HostEvent`, serialized as the CLI prints it (`{"event": "server_status", ...}`).
 pub const HOST_EVENT: &str = "host-event";
 
 /// What the UI shows above the server list: where the configuration came from and what went wrong reading it. A
 /// broken configuration never stops the app: the user must be able to see why nothing is listed.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, ts_rs::TS)]
+#[ts(export)]
 #[serde(rename_all = "camelCase")]
 pub struct StartupReport {
     pub config_path: String,
@@ -29,11 +35,14 @@ pub struct StartupReport {
 pub struct Startup {
     config: Config,
     report: StartupReport,
+    /// On first run (no configuration of the user's own): the demo server, written into the user's file with the
+    /// first edit so that nothing the user saw disappears.
+    demo: Option<ServerEntry>,
 }
 
 impl Startup {
     /// `explicit` is `--config` or `WHARF_CONFIG`; without it the default path is used, and a missing default file is
-    /// the normal first run, not an error.
+    /// the first run: the app opens on the bundled demo server.
     pub fn load(explicit: Option<PathBuf>) -> Startup {
         let is_default = explicit.is_none();
         let path = explicit.unwrap_or_else(wharf_core::config::default_config_path);
@@ -41,6 +50,7 @@ impl Startup {
             config_path: path.display().to_string(),
             ..StartupReport::default()
         };
+        let mut demo = None;
         let config = match Config::load(&path) {
             Ok(config) => {
                 report.warnings.clone_from(&config.warnings);
@@ -49,11 +59,14 @@ impl Startup {
             Err(ConfigError::Read { source, .. })
                 if is_default && source.kind() == std::io::ErrorKind::NotFound =>
             {
+                let entry = demo_entry();
                 report.warnings.push(format!(
-                    "There is no configuration yet: add servers to {}.",
+                    "First run: this is Wharf's demo server. Add your own servers (they are saved in {}).",
                     path.display()
                 ));
-                empty_config(path)
+                let config = demo_config(&path, &entry);
+                demo = Some(entry);
+                config
             }
             Err(e) => {
                 tracing::error!("cannot load the configuration: {e}");
@@ -64,8 +77,38 @@ impl Startup {
         for warning in &report.warnings {
             tracing::warn!("{warning}");
         }
-        Startup { config, report }
+        Startup {
+            config,
+            report,
+            demo,
+        }
     }
+}
+
+/// The bundled demo server lives beside the app's own executable (`target/*/` in a build, `/usr/bin` installed).
+fn demo_entry() -> ServerEntry {
+    let command = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|dir| dir.join("wharf-demo-server")))
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|| "wharf-demo-server".into());
+    ServerEntry {
+        name: "demo".into(),
+        kind: ServerKind::Stdio,
+        command,
+        args: Vec::new(),
+        env: Default::default(),
+        cwd: String::new(),
+        url: String::new(),
+        headers: Default::default(),
+        era: EraChoice::Auto,
+    }
+}
+
+fn demo_config(path: &std::path::Path, entry: &ServerEntry) -> Config {
+    let text = serde_json::json!({"servers": {entry.name.clone(): {"command": entry.command}}})
+        .to_string();
+    Config::parse(path, &text, &|_| None).unwrap_or_else(|_| empty_config(path.to_owned()))
 }
 
 fn empty_config(path: PathBuf) -> Config {
@@ -80,31 +123,86 @@ pub struct Shell {
     pub host: Arc<Host>,
     pub report: StartupReport,
     pub smoke: Option<Probe>,
+    /// The file that edits go to.
+    pub config_path: PathBuf,
+    demo: Option<ServerEntry>,
+    pub calls: Calls,
+    pub agent: SharedAgent,
+    pub state: AppState,
+    pub redactor: Redactor,
+}
+
+impl Shell {
+    /// The configuration as a document to edit. On first run the file does not exist yet: it starts with the demo
+    /// server the user has been looking at.
+    pub fn config_document(&self) -> Result<ConfigDocument, ConfigError> {
+        let mut doc = ConfigDocument::load(&self.config_path)?;
+        if let Some(demo) = &self.demo {
+            if !self.config_path.exists() && doc.entries().is_empty() {
+                let _ = doc.upsert(None, demo);
+            }
+        }
+        Ok(doc)
+    }
 }
 
 /// Runs the app until its window closes (or a signal or the smoke test ends it) and returns the exit code.
-pub fn run(startup: Startup, smoke: bool) -> Result<i32, tauri::Error> {
-    let Startup { config, mut report } = startup;
+pub fn run(startup: Startup, smoke: bool, redactor: Redactor) -> Result<i32, tauri::Error> {
+    let Startup {
+        config,
+        mut report,
+        demo,
+    } = startup;
     report.smoke = smoke;
+    let state = AppState::load(&AppState::default_path());
+    report.warnings.extend(state.warning.clone());
+    redactor.learn(&config);
+    let config_path = config.path.clone();
     let app = tauri::Builder::default()
+        // First: a second launch must reach this instance before anything else starts.
+        .plugin(tauri_plugin_single_instance::init(|app, argv, _cwd| {
+            tracing::info!(?argv, "second launch: focusing the running Wharf");
+            crate::window::focus(app);
+        }))
         .invoke_handler(tauri::generate_handler![
             crate::commands::list_servers,
             crate::commands::restart_server,
             crate::commands::stop_server,
             crate::commands::startup_report,
             crate::commands::smoke_rendered,
+            crate::commands::list_tools,
+            crate::commands::call_tool,
+            crate::commands::cancel_call,
+            crate::commands::list_server_entries,
+            crate::commands::save_server,
+            crate::commands::remove_server,
+            crate::commands::import_sources,
+            crate::commands::import_servers,
+            crate::commands::get_ui_state,
+            crate::commands::set_selected_server,
+            crate::commands::pending_inputs,
+            crate::commands::answer_input,
         ])
         .setup(move |app| {
             let handle = app.handle().clone();
-            let host = Arc::new(new_host(config, handle.clone()));
+            let agent = SharedAgent::default();
+            agent.attach(handle.clone());
+            let host = Arc::new(new_host(config, handle.clone(), agent.clone()));
             let probe = smoke.then(Probe::default);
+            let size = state.window_size();
             app.manage(Shell {
                 host: host.clone(),
                 report,
                 smoke: probe.clone(),
+                config_path,
+                demo,
+                calls: Calls::default(),
+                agent,
+                state,
+                redactor,
             });
             // A failed setup makes Tauri panic; exit with an error and a log line instead.
-            if let Err(e) = crate::window::open(&handle) {
+            if let Err(e) = crate::window::open(&handle, size) {
                 tracing::error!("cannot open the window: {e}");
                 handle.exit(1);
                 return Ok(());
@@ -115,28 +213,48 @@ pub fn run(startup: Startup, smoke: bool) -> Result<i32, tauri::Error> {
             Ok(())
         })
         .build(tauri::generate_context!())?;
-    Ok(app.run_return(|handle, event| {
-        if let RunEvent::Exit = event {
-            shutdown(handle);
-        }
+    Ok(app.run_return(|handle, event| match event {
+        RunEvent::WindowEvent {
+            event: tauri::WindowEvent::CloseRequested { .. },
+            ..
+        } => remember_window(handle),
+        RunEvent::Exit => shutdown(handle),
+        _ => {}
     }))
 }
 
-fn new_host(config: Config, handle: AppHandle) -> Host {
+fn new_host(config: Config, handle: AppHandle, agent: SharedAgent) -> Host {
     let events = EventSink::new(move |event: HostEvent| {
         // Fails only when no webview is left (the app is closing); the host must go on either way.
         if let Err(e) = handle.emit(HOST_EVENT, &event) {
             tracing::debug!("host event not delivered to the UI: {e}");
         }
     });
-    // The app's own UserAgent (dialogs) comes later; until then every server-to-user request is declined.
-    let broker = Broker::new(Default::default(), Arc::new(DeclineAll));
+    // The broker declares nothing yet (roots, elicitation and sampling come with their issues); what it will pass on
+    // reaches the dialog host through the app's agent.
+    let broker = Broker::new(Default::default(), agent);
     let options = HostOptions {
         restart: true,
         eras: Arc::new(EraCache::default_location()),
         ..HostOptions::default()
     };
     Host::new(config, broker, events, options)
+}
+
+fn remember_window(handle: &AppHandle) {
+    let (Some(shell), Some(window)) = (
+        handle.try_state::<Shell>(),
+        handle.get_webview_window(crate::window::MAIN_WINDOW),
+    ) else {
+        return;
+    };
+    if let (Ok(size), Ok(scale)) = (window.inner_size(), window.scale_factor()) {
+        let logical = size.to_logical::<f64>(scale);
+        shell.state.set_window_size(WindowSize {
+            width: logical.width,
+            height: logical.height,
+        });
+    }
 }
 
 async fn start(host: Arc<Host>, handle: AppHandle, probe: Option<Probe>) {
@@ -151,6 +269,9 @@ fn shutdown(handle: &AppHandle) {
     let Some(shell) = handle.try_state::<Shell>() else {
         return;
     };
+    // Nobody is left to answer: waiting questions are cancelled, running calls end, then the servers stop.
+    shell.agent.cancel_all();
+    shell.calls.cancel_all();
     tauri::async_runtime::block_on(shell.host.shutdown());
     tracing::info!("all servers stopped");
     if shell.smoke.is_some() {

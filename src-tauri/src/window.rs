@@ -3,15 +3,17 @@
 //! the webview into a browser with access to our commands.
 
 use tauri::webview::NewWindowResponse;
-use tauri::{AppHandle, Url, WebviewUrl, WebviewWindowBuilder};
+use tauri::{AppHandle, Manager, Url, WebviewUrl, WebviewWindowBuilder};
+
+use crate::state::WindowSize;
 
 /// The label the capability file (`capabilities/main-window.json`) grants its permissions to.
 pub const MAIN_WINDOW: &str = "main";
 
-pub fn open(handle: &AppHandle) -> tauri::Result<()> {
+pub fn open(handle: &AppHandle, size: WindowSize) -> tauri::Result<()> {
     WebviewWindowBuilder::new(handle, MAIN_WINDOW, WebviewUrl::App("index.html".into()))
         .title("Wharf")
-        .inner_size(1000.0, 700.0)
+        .inner_size(size.width, size.height)
         .min_inner_size(560.0, 360.0)
         .on_navigation(|url| {
             let allowed = is_app_url(url);
@@ -26,6 +28,15 @@ pub fn open(handle: &AppHandle) -> tauri::Result<()> {
         })
         .build()?;
     Ok(())
+}
+
+/// Brings the window to the front (a second launch of the app lands here).
+pub fn focus(handle: &AppHandle) {
+    if let Some(window) = handle.get_webview_window(MAIN_WINDOW) {
+        let _ = window.unminimize();
+        let _ = window.show();
+        let _ = window.set_focus();
+    }
 }
 
 /// The origin Tauri serves the embedded UI from. On Windows and Android that is `http(s)://tauri.localhost`; elsewhere

@@ -111,7 +111,12 @@ pub fn default_config_path() -> PathBuf {
 
 /// `$XDG_CONFIG_HOME/wharf`, else `~/.config/wharf`.
 pub fn config_dir() -> PathBuf {
-    xdg_dir("XDG_CONFIG_HOME", ".config").join("wharf")
+    config_home().join("wharf")
+}
+
+/// `$XDG_CONFIG_HOME`, else `~/.config`: where other hosts (Claude Desktop, VS Code) keep their settings too.
+pub fn config_home() -> PathBuf {
+    xdg_dir("XDG_CONFIG_HOME", ".config")
 }
 
 /// `$XDG_CACHE_HOME/wharf`, else `~/.cache/wharf`.

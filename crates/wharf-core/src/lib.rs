@@ -11,6 +11,7 @@ pub mod events;
 pub mod fsutil;
 pub mod host;
 pub mod process;
+pub mod redact;
 pub mod stdio_transport;
 
 pub use broker::{InputAnswer, InputKind, InputRequest, ScriptedAgent, UserAgent};

@@ -1,0 +1,211 @@
+//! The app's `UserAgent`: every server-to-user request becomes a pending entry the UI's dialog host shows, and waits
+//! for the user's answer. Closing the window (or the app) cancels whatever is still waiting: never a silent accept.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use futures::future::BoxFuture;
+use serde::Serialize;
+use tauri::{AppHandle, Emitter};
+use tokio::sync::oneshot;
+use wharf_core::broker::{InputAnswer, InputRequest, UserAgent};
+
+/// The event that announces a new request to the dialog host.
+pub const INPUT_REQUEST: &str = "input-request";
+/// The event that tells the dialog host a request is answered (here or elsewhere) and leaves the queue.
+pub const INPUT_RESOLVED: &str = "input-resolved";
+
+/// A request waiting in the dialog host.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct PendingInput {
+    #[ts(type = "number")]
+    pub id: u64,
+    pub request: InputRequest,
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct Resolved {
+    id: u64,
+}
+
+#[derive(Default)]
+pub struct AppAgent {
+    next_id: AtomicU64,
+    pending: Mutex<BTreeMap<u64, (InputRequest, oneshot::Sender<InputAnswer>)>>,
+    handle: OnceLock<AppHandle>,
+}
+
+impl AppAgent {
+    pub fn attach(&self, handle: AppHandle) {
+        let _ = self.handle.set(handle);
+    }
+
+    /// In arrival order: the dialog host shows the oldest first.
+    pub fn pending(&self) -> Vec<PendingInput> {
+        self.pending
+            .lock()
+            .map(|p| {
+                p.iter()
+                    .map(|(id, (request, _))| PendingInput {
+                        id: *id,
+                        request: request.clone(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Delivers the user's answer; false when the request is no longer waiting (answered, or its call ended).
+    pub fn reply(&self, id: u64, answer: InputAnswer) -> bool {
+        let entry = self.pending.lock().ok().and_then(|mut p| p.remove(&id));
+        match entry {
+            Some((_, tx)) => {
+                self.resolved(id);
+                tx.send(answer).is_ok()
+            }
+            None => false,
+        }
+    }
+
+    /// Everything still waiting is cancelled: the user closed the window without answering.
+    pub fn cancel_all(&self) {
+        let waiting = self
+            .pending
+            .lock()
+            .map(|mut p| std::mem::take(&mut *p))
+            .unwrap_or_default();
+        for (id, (_, tx)) in waiting {
+            let _ = tx.send(InputAnswer::Cancel);
+            self.resolved(id);
+        }
+    }
+
+    fn emit<S: Serialize + Clone>(&self, event: &str, payload: S) {
+        if let Some(handle) = self.handle.get() {
+            if let Err(e) = handle.emit(event, payload) {
+                tracing::debug!("{event} not delivered to the UI: {e}");
+            }
+        }
+    }
+
+    fn resolved(&self, id: u64) {
+        self.emit(INPUT_RESOLVED, Resolved { id });
+    }
+}
+
+/// Removes a request whose asker stopped waiting (the call was cancelled or the server went away).
+struct Forget<'a> {
+    agent: &'a AppAgent,
+    id: u64,
+}
+
+impl Drop for Forget<'_> {
+    fn drop(&mut self) {
+        let removed = self
+            .agent
+            .pending
+            .lock()
+            .ok()
+            .and_then(|mut p| p.remove(&self.id));
+        if removed.is_some() {
+            self.agent.resolved(self.id);
+        }
+    }
+}
+
+impl UserAgent for AppAgent {
+    fn answer(&self, request: InputRequest) -> BoxFuture<'_, InputAnswer> {
+        Box::pin(async move {
+            let id = self.next_id.fetch_add(1, Ordering::Relaxed) + 1;
+            let (tx, rx) = oneshot::channel();
+            if let Ok(mut p) = self.pending.lock() {
+                p.insert(id, (request.clone(), tx));
+            }
+            self.emit(INPUT_REQUEST, PendingInput { id, request });
+            let _forget = Forget { agent: self, id };
+            // A dropped sender means the app is closing: that is a cancel, never an accept.
+            rx.await.unwrap_or(InputAnswer::Cancel)
+        })
+    }
+}
+
+/// Shared between the broker (which asks) and the commands (which answer).
+pub type SharedAgent = Arc<AppAgent>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use wharf_core::broker::InputKind;
+
+    fn request(server: &str) -> InputRequest {
+        InputRequest {
+            server: server.into(),
+            kind: InputKind::ElicitationForm,
+            cause: Some("calling tool t".into()),
+            params: json!({"message": "?"}),
+        }
+    }
+
+    /// Polls a future once, so it registers its request, and returns it still pending.
+    async fn started<'a>(agent: &'a AppAgent, server: &str) -> BoxFuture<'a, InputAnswer> {
+        let mut fut = UserAgent::answer(agent, request(server));
+        tokio::select! {
+            biased;
+            _ = &mut fut => panic!("answered before anyone answered"),
+            _ = std::future::ready(()) => {}
+        }
+        fut
+    }
+
+    #[tokio::test]
+    async fn requests_queue_in_order_and_get_their_own_answer() {
+        let agent = AppAgent::default();
+        let first = started(&agent, "a").await;
+        let second = started(&agent, "b").await;
+        let pending = agent.pending();
+        assert_eq!(
+            pending
+                .iter()
+                .map(|p| p.request.server.as_str())
+                .collect::<Vec<_>>(),
+            ["a", "b"]
+        );
+        assert!(agent.reply(pending[1].id, InputAnswer::Decline));
+        assert!(agent.reply(
+            pending[0].id,
+            InputAnswer::Accept {
+                content: Some(json!({"n": 1}))
+            }
+        ));
+        assert_eq!(second.await, InputAnswer::Decline);
+        assert_eq!(
+            first.await,
+            InputAnswer::Accept {
+                content: Some(json!({"n": 1}))
+            }
+        );
+        assert!(agent.pending().is_empty());
+        assert!(
+            !agent.reply(pending[0].id, InputAnswer::Cancel),
+            "answered once only"
+        );
+    }
+
+    #[tokio::test]
+    async fn closing_cancels_and_an_abandoned_request_leaves_the_queue() {
+        let agent = AppAgent::default();
+        let waiting = started(&agent, "a").await;
+        agent.cancel_all();
+        assert_eq!(waiting.await, InputAnswer::Cancel);
+        let abandoned = started(&agent, "b").await;
+        assert_eq!(agent.pending().len(), 1);
+        drop(abandoned);
+        assert!(
+            agent.pending().is_empty(),
+            "the call that asked is gone, so is its dialog"
+        );
+    }
+}
