@@ -6,7 +6,7 @@ export WHARF_PEERS ?= $(CURDIR)/.peers
 CARGO ?= cargo
 UI_STAMP := ui/node_modules/.wharf-installed
 
-.PHONY: run test deps ui build lint test-rust test-fixtures test-ui test-app test-conformance
+.PHONY: run test deps ui build lint test-rust check-bindings test-fixtures test-ui test-app test-conformance
 
 deps:
 	@bash scripts/deps.sh
@@ -39,6 +39,12 @@ lint:
 test-rust:
 	$(CARGO) test --workspace
 
+# cargo test regenerates the UI's TypeScript types from the Rust ones (ts-rs); committed types must match them.
+check-bindings: test-rust
+	@if [ -n "$$(git status --porcelain -- ui/src/bindings)" ]; then \
+	  git status --short -- ui/src/bindings; \
+	  echo "make: ui/src/bindings drifted from the Rust types: commit the regenerated files"; exit 1; fi
+
 # The fixture servers against the python SDK's own client, so a broken fixture is not mistaken for a Wharf bug.
 test-fixtures: deps
 	$(WHARF_PEERS)/py/bin/python tests/fixtures/py_server_selftest.py
@@ -52,5 +58,5 @@ test-app: build
 test-conformance: build
 	bash tests/conformance/run.sh
 
-test: deps ui lint test-fixtures test-rust test-ui test-app test-conformance
+test: deps ui lint test-fixtures test-rust check-bindings test-ui test-app test-conformance
 	@echo "make test: all passed"
