@@ -25,9 +25,12 @@ pub struct PendingInput {
     pub request: InputRequest,
 }
 
-#[derive(Debug, Clone, Serialize)]
-struct Resolved {
-    id: u64,
+/// The payload of `input-resolved`.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct InputResolved {
+    #[ts(type = "number")]
+    pub id: u64,
 }
 
 #[derive(Default)]
@@ -91,7 +94,7 @@ impl AppAgent {
     }
 
     fn resolved(&self, id: u64) {
-        self.emit(INPUT_RESOLVED, Resolved { id });
+        self.emit(INPUT_RESOLVED, InputResolved { id });
     }
 }
 

@@ -17,7 +17,8 @@ use wharf_core::{Host, ServerStatus, ServerSummary};
 const SMOKE_TIMEOUT: Duration = Duration::from_secs(90);
 
 /// One server row as the UI rendered it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(export)]
 pub struct RenderedRow {
     pub name: String,
     pub status: String,
