@@ -1,7 +1,9 @@
+import { svelte } from "@sveltejs/vite-plugin-svelte";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   clearScreen: false,
+  plugins: [svelte()],
   build: {
     outDir: "dist",
     emptyOutDir: true,
@@ -12,5 +14,8 @@ export default defineConfig({
   },
   test: {
     environment: "happy-dom",
+    include: ["src/**/*.test.ts"],
   },
+  // Svelte's client runtime (mount) in the tests, not its server one.
+  resolve: process.env["VITEST"] ? { conditions: ["browser"] } : {},
 });

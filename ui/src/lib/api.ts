@@ -1,0 +1,79 @@
+// The one module that talks to the Rust side: every Tauri command and event the window uses, typed. Components and
+// stores call these functions, never `invoke` or `listen` directly, so tests mock this module and nothing else.
+
+import { invoke } from "@tauri-apps/api/core";
+import { listen, type UnlistenFn } from "@tauri-apps/api/event";
+import type { CommandError } from "../bindings/CommandError";
+import type { HostEvent } from "../bindings/HostEvent";
+import type { ImportSource } from "../bindings/ImportSource";
+import type { InputAnswer } from "../bindings/InputAnswer";
+import type { PendingInput } from "../bindings/PendingInput";
+import type { ServerEntry } from "../bindings/ServerEntry";
+import type { ServerSummary } from "../bindings/ServerSummary";
+import type { StartupReport } from "../bindings/StartupReport";
+import type { ToolInfo } from "../bindings/ToolInfo";
+import type { UiState } from "../bindings/UiState";
+import type { JsonValue } from "../bindings/serde_json/JsonValue";
+
+/** What the UI shows for one server, read back from the DOM for the app's smoke test. */
+export interface RenderedRow {
+  name: string;
+  status: string;
+  era: string | null;
+}
+
+/** Every command rejects with a `CommandError`; anything else (a bridge failure) is turned into one. */
+export function toCommandError(e: unknown): CommandError {
+  if (typeof e === "object" && e !== null) {
+    const { code, message, fields } = e as Record<string, unknown>;
+    if (typeof code === "string" && typeof message === "string") {
+      const list = Array.isArray(fields)
+        ? fields.filter(
+            (f): f is { field: string; message: string } =>
+              typeof f === "object" &&
+              f !== null &&
+              typeof (f as Record<string, unknown>)["field"] === "string" &&
+              typeof (f as Record<string, unknown>)["message"] === "string",
+          )
+        : [];
+      return { code, message, fields: list.map((f) => ({ field: f.field, message: f.message })) };
+    }
+  }
+  return { code: "internal", message: e instanceof Error ? e.message : String(e), fields: [] };
+}
+
+async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
+  try {
+    return await invoke<T>(command, args);
+  } catch (e) {
+    throw toCommandError(e);
+  }
+}
+
+export const listServers = (): Promise<ServerSummary[]> => call("list_servers");
+export const startupReport = (): Promise<StartupReport> => call("startup_report");
+export const restartServer = (name: string): Promise<null> => call("restart_server", { name });
+export const stopServer = (name: string): Promise<null> => call("stop_server", { name });
+export const listTools = (server: string): Promise<ToolInfo[]> => call("list_tools", { server });
+export const callTool = (callId: string, server: string, tool: string, args: JsonValue): Promise<JsonValue> =>
+  call("call_tool", { callId, server, tool, args });
+export const cancelCall = (callId: string): Promise<null> => call("cancel_call", { callId });
+export const listServerEntries = (): Promise<ServerEntry[]> => call("list_server_entries");
+export const saveServer = (previousName: string | null, entry: ServerEntry): Promise<ServerEntry[]> =>
+  call("save_server", { previousName, entry });
+export const removeServer = (name: string): Promise<ServerEntry[]> => call("remove_server", { name });
+export const importSources = (): Promise<ImportSource[]> => call("import_sources");
+export const importServers = (sourceId: string, names: string[]): Promise<ServerEntry[]> =>
+  call("import_servers", { sourceId, names });
+export const getUiState = (): Promise<UiState> => call("get_ui_state");
+export const setSelectedServer = (name: string | null): Promise<null> => call("set_selected_server", { name });
+export const pendingInputs = (): Promise<PendingInput[]> => call("pending_inputs");
+export const answerInput = (id: number, answer: InputAnswer): Promise<null> => call("answer_input", { id, answer });
+export const smokeRendered = (rows: RenderedRow[]): Promise<null> => call("smoke_rendered", { rows });
+
+export const onHostEvent = (handler: (event: HostEvent) => void): Promise<UnlistenFn> =>
+  listen<HostEvent>("host-event", ({ payload }) => handler(payload));
+export const onInputRequest = (handler: (input: PendingInput) => void): Promise<UnlistenFn> =>
+  listen<PendingInput>("input-request", ({ payload }) => handler(payload));
+export const onInputResolved = (handler: (resolved: { id: number }) => void): Promise<UnlistenFn> =>
+  listen<{ id: number }>("input-resolved", ({ payload }) => handler(payload));

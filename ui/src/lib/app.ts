@@ -1,0 +1,62 @@
+// The window's state and its wiring to the Rust side: one instance of each store, fed by the host's events.
+
+import { writable, type Readable } from "svelte/store";
+import * as api from "./api";
+import type { StartupReport } from "../bindings/StartupReport";
+import { createActivity } from "./stores/activity";
+import { createCalls } from "./stores/calls";
+import { createDialogs } from "./stores/dialogs";
+import { createNotices } from "./stores/notices";
+import { createSelection } from "./stores/selection";
+import { createServers } from "./stores/servers";
+import { createTools } from "./stores/tools";
+
+export function createApp() {
+  const notices = createNotices();
+  const report = writable<StartupReport>({ configPath: "", errors: [], warnings: [], smoke: false });
+  const servers = createServers(notices);
+  const activity = createActivity();
+  const calls = createCalls();
+  const dialogs = createDialogs(notices);
+  const selection = createSelection(notices);
+  const tools = createTools();
+
+  async function start(): Promise<void> {
+    try {
+      report.set(await api.startupReport());
+    } catch (e) {
+      notices.push(`Cannot read the startup report: ${api.toCommandError(e).message}`);
+    }
+    // Subscribe before the first loads, so nothing can fall between a load and the events after it.
+    await Promise.all([
+      api.onHostEvent((event) => {
+        activity.hostEvent(event);
+        servers.handleEvent(event);
+        calls.handleEvent(event);
+        tools.handleEvent(event);
+      }),
+      api.onInputRequest((input) => {
+        activity.inputRequest(input);
+        dialogs.add(input);
+      }),
+      api.onInputResolved(({ id }) => dialogs.resolved(id)),
+    ]);
+    await Promise.all([selection.load(), servers.refresh(), dialogs.load()]);
+  }
+
+  return {
+    report: { subscribe: report.subscribe } as Readable<StartupReport>,
+    notices,
+    servers,
+    activity,
+    calls,
+    dialogs,
+    selection,
+    tools,
+    start,
+  };
+}
+
+export type App = ReturnType<typeof createApp>;
+
+export const app: App = createApp();

@@ -1,0 +1,135 @@
+// The activity log: everything the servers did (status changes, logs, progress, errors, list changes) and asked
+// (input requests), plus the tool calls the user made. Newest first, bounded, filterable by server.
+
+import { writable, type Readable } from "svelte/store";
+import type { HostEvent } from "../../bindings/HostEvent";
+import type { PendingInput } from "../../bindings/PendingInput";
+import type { JsonValue } from "../../bindings/serde_json/JsonValue";
+
+export type ActivityLevel = "debug" | "info" | "warning" | "error";
+export type ActivityKind = "status" | "progress" | "log" | "list" | "error" | "notice" | "input" | "call";
+
+export interface ActivityEntry {
+  id: number;
+  /** Milliseconds since the epoch. */
+  time: number;
+  /** null: the host itself (a notice that names no server). */
+  server: string | null;
+  kind: ActivityKind;
+  level: ActivityLevel;
+  text: string;
+  /** For progress: the call it belongs to, so one line per call is updated instead of one per notification. */
+  call?: string;
+}
+
+/** The filter value that selects host-wide entries (no server). */
+export const HOST_ONLY = "\u0000host";
+
+function dataText(data: JsonValue): string {
+  return typeof data === "string" ? data : JSON.stringify(data);
+}
+
+/** MCP log levels (RFC 5424 names) on the log's four. */
+export function logLevel(level: string): ActivityLevel {
+  switch (level) {
+    case "debug":
+      return "debug";
+    case "info":
+    case "notice":
+      return "info";
+    case "warning":
+      return "warning";
+    default:
+      return ["error", "critical", "alert", "emergency"].includes(level) ? "error" : "info";
+  }
+}
+
+type Described = Pick<ActivityEntry, "server" | "kind" | "level" | "text"> & { call?: string };
+
+export function describeEvent(event: HostEvent): Described {
+  switch (event.event) {
+    case "server_status":
+      return {
+        server: event.server,
+        kind: "status",
+        level: event.status === "failed" ? "error" : "info",
+        text: `${event.status}${event.error !== undefined ? ` (${event.error})` : ""}`,
+      };
+    case "progress": {
+      const total = event.total !== undefined ? `/${event.total}` : "";
+      const described: Described = {
+        server: event.server,
+        kind: "progress",
+        level: "info",
+        text: `progress ${event.progress}${total}${event.message !== undefined ? ` ${event.message}` : ""}`,
+      };
+      if (event.call !== undefined && event.call !== null) described.call = dataText(event.call);
+      return described;
+    }
+    case "log":
+      return {
+        server: event.server,
+        kind: "log",
+        level: logLevel(event.level),
+        text: `[${event.level}]${event.logger !== undefined ? ` ${event.logger}` : ""} ${dataText(event.data)}`,
+      };
+    case "list_changed":
+      return { server: event.server, kind: "list", level: "info", text: `${event.kind} list changed` };
+    case "server_error":
+      return { server: event.server, kind: "error", level: "error", text: `${event.code}: ${event.message}` };
+    case "notice":
+      return { server: event.server ?? null, kind: "notice", level: "warning", text: event.message };
+  }
+}
+
+export function filterActivity(entries: readonly ActivityEntry[], filter: string): ActivityEntry[] {
+  if (filter === "") return [...entries];
+  if (filter === HOST_ONLY) return entries.filter((e) => e.server === null);
+  return entries.filter((e) => e.server === filter);
+}
+
+/** The servers that appear in the log, sorted, for the filter's options. */
+export function activityServers(entries: readonly ActivityEntry[]): string[] {
+  const names = new Set<string>();
+  for (const e of entries) if (e.server !== null) names.add(e.server);
+  return [...names].sort((a, b) => a.localeCompare(b));
+}
+
+export interface ActivityStore extends Readable<ActivityEntry[]> {
+  add(entry: Described): void;
+  hostEvent(event: HostEvent): void;
+  inputRequest(input: PendingInput): void;
+  clear(): void;
+}
+
+export function createActivity(max = 500, now: () => number = Date.now): ActivityStore {
+  const { subscribe, update, set } = writable<ActivityEntry[]>([]);
+  let next = 1;
+  const add = (described: Described): void => {
+    update((list) => {
+      const entry: ActivityEntry = { ...described, id: next++, time: now() };
+      const newest = list[0];
+      // Progress is one line per call, kept current, as long as nothing else came in between.
+      if (
+        entry.kind === "progress" &&
+        entry.call !== undefined &&
+        newest?.kind === "progress" &&
+        newest.call === entry.call &&
+        newest.server === entry.server
+      ) {
+        return [entry, ...list.slice(1)];
+      }
+      return [entry, ...list].slice(0, max);
+    });
+  };
+  return {
+    subscribe,
+    add,
+    hostEvent: (event) => add(describeEvent(event)),
+    inputRequest({ id, request }) {
+      const cause = request.cause !== undefined ? ` (${request.cause})` : "";
+      add({ server: request.server, kind: "input", level: "info", text: `asks: ${request.kind} #${id}${cause}` });
+    },
+    clear: () => set([]),
+  };
+}
