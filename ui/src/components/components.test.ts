@@ -1,0 +1,350 @@
+// The components in a DOM (happy-dom), over the real stores with the api module mocked: the test ids the
+// WebDriver suite relies on, server text never read as HTML, the smoke read-back, and the forms' round trips.
+
+import { flushSync, mount, unmount } from "svelte";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { PendingInput } from "../bindings/PendingInput";
+import type { ServerSummary } from "../bindings/ServerSummary";
+import type { ToolInfo } from "../bindings/ToolInfo";
+import * as api from "../lib/api";
+import { app } from "../lib/app";
+import type { CallState } from "../lib/stores/calls";
+import DialogHost from "./DialogHost.svelte";
+import ServerForm from "./ServerForm.svelte";
+import ServerList from "./ServerList.svelte";
+import ToolForm from "./ToolForm.svelte";
+import ToolResult from "./ToolResult.svelte";
+
+vi.mock("../lib/api", async (importOriginal) => {
+  const real = await importOriginal<typeof import("../lib/api")>();
+  const unlisten = async (): Promise<() => void> => () => undefined;
+  return {
+    ...real,
+    startupReport: vi.fn(),
+    listServers: vi.fn(),
+    listServerEntries: vi.fn(),
+    saveServer: vi.fn(),
+    smokeRendered: vi.fn(async () => null),
+    pendingInputs: vi.fn(async () => []),
+    answerInput: vi.fn(async () => null),
+    getUiState: vi.fn(async () => ({ selectedServer: null })),
+    onHostEvent: vi.fn(unlisten),
+    onInputRequest: vi.fn(unlisten),
+    onInputResolved: vi.fn(unlisten),
+  };
+});
+
+const mocked = vi.mocked(api);
+const flush = async (): Promise<void> => {
+  for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
+  flushSync();
+};
+
+let target: HTMLElement;
+let mounted: Record<string, unknown> | null = null;
+
+function show<P extends Record<string, unknown>>(component: Parameters<typeof mount<P, Record<string, unknown>>>[0], props: P): void {
+  mounted = mount(component, { target, props });
+  flushSync();
+}
+
+const $ = <T extends Element = HTMLElement>(selector: string): T => {
+  const found = target.querySelector<T>(selector);
+  if (found === null) throw new Error(`nothing matches ${selector}`);
+  return found;
+};
+
+function type(selector: string, value: string): void {
+  const input = $<HTMLInputElement | HTMLTextAreaElement>(selector);
+  input.value = value;
+  input.dispatchEvent(new Event("input", { bubbles: true }));
+  flushSync();
+}
+
+beforeEach(() => {
+  vi.clearAllMocks();
+  target = document.createElement("div");
+  document.body.replaceChildren(target);
+});
+
+afterEach(() => {
+  if (mounted !== null) unmount(mounted);
+  mounted = null;
+});
+
+const servers: ServerSummary[] = [
+  {
+    name: "everything",
+    type: "stdio",
+    status: "ready",
+    era: "2025-11-25",
+    lifecycle: "legacy",
+    serverInfo: { name: "mcp-servers/everything", version: "2.0.0" },
+    stderr: "Starting...\nready\n",
+    pid: 42,
+  },
+  {
+    name: "<img src=x onerror=alert(1)>",
+    type: "stdio",
+    status: "failed",
+    error: "<b>bold</b>",
+    stderr: "<script>alert(1)</script>",
+  },
+];
+
+describe("ServerList", () => {
+  it("shows each server with the test ids, its status and era, and reports the DOM for the smoke test", async () => {
+    mocked.startupReport.mockResolvedValue({ configPath: "/x/mcp.json", errors: [], warnings: [], smoke: true });
+    mocked.listServers.mockResolvedValue(servers);
+    show(ServerList, { selected: "everything", onedit: () => undefined });
+    await app.start();
+    await flush();
+
+    const row = $('[data-testid="server-row"][data-server="everything"]');
+    expect(row.querySelector('[data-testid="server-status"]')?.textContent).toBe("ready");
+    expect(row.querySelector('[data-testid="server-era"]')?.textContent).toBe("2025-11-25");
+    expect(row.querySelector('[data-testid="server-stderr"] pre')?.textContent).toBe("Starting...\nready\n");
+    expect(row.querySelector('[data-testid="server-restart"]')).not.toBeNull();
+    expect(row.querySelector('[data-testid="server-stop"]')).not.toBeNull();
+    expect(row.querySelector('[data-testid="server-start"]')).toBeNull();
+    expect(row.textContent).toContain("mcp-servers/everything 2.0.0");
+
+    const failed = $(`[data-testid="server-row"][data-server="${CSS.escape(servers[1]!.name)}"]`);
+    expect(failed.querySelector('[data-testid="server-start"]')).not.toBeNull();
+    expect(failed.querySelector('[data-testid="server-era"]')).toBeNull();
+
+    // Server text is text: nothing the servers sent became elements.
+    expect(target.querySelector("img, b, script")).toBeNull();
+    expect(failed.textContent).toContain("<b>bold</b>");
+
+    expect(mocked.smokeRendered).toHaveBeenLastCalledWith([
+      { name: "everything", status: "ready", era: "2025-11-25" },
+      { name: "<img src=x onerror=alert(1)>", status: "failed", era: null },
+    ]);
+  });
+
+  it("asks before removing", async () => {
+    mocked.listServers.mockResolvedValue(servers);
+    await app.servers.refresh();
+    show(ServerList, { selected: null, onedit: () => undefined });
+    $('[data-server="everything"] [data-testid="server-remove"]').click();
+    flushSync();
+    expect(target.querySelector('[data-server="everything"] [data-testid="server-remove-confirm"]')).not.toBeNull();
+    $('[data-server="everything"] [data-testid="server-remove-keep"]').click();
+    flushSync();
+    expect(target.querySelector('[data-testid="server-remove-confirm"]')).toBeNull();
+  });
+});
+
+describe("ServerForm", () => {
+  it("shows the Rust side's field errors next to their fields", async () => {
+    mocked.saveServer.mockRejectedValueOnce({
+      code: "invalid",
+      message: "invalid",
+      fields: [
+        { field: "name", message: "exists already" },
+        { field: "env.WHARF_X", message: "reserved" },
+        { field: "url", message: "not for stdio" },
+      ],
+    });
+    const onsaved = vi.fn();
+    show(ServerForm, { editing: null, onclose: () => undefined, onsaved });
+    type('[data-testid="server-form-name"]', "dup");
+    type('[data-testid="server-form-command"]', "node");
+    type('[data-testid="server-form-args"]', "a.js\n\n--x");
+    type('[data-testid="server-form-env"]', "WHARF_X=1");
+    $<HTMLFormElement>('[data-testid="server-form"]').requestSubmit();
+    await flush();
+
+    expect(mocked.saveServer).toHaveBeenCalledWith(null, {
+      name: "dup",
+      type: "stdio",
+      command: "node",
+      args: ["a.js", "--x"],
+      env: { WHARF_X: "1" },
+      cwd: "",
+      url: "",
+      headers: {},
+      era: "auto",
+    });
+    expect(onsaved).not.toHaveBeenCalled();
+    const error = (field: string): Element | null =>
+      target.querySelector(`[data-testid="field-error"][data-field="${field}"]`);
+    expect(error("name")?.textContent).toBe("exists already");
+    // Next to its field: in the same cell as the input.
+    expect(error("name")?.closest(".cell")?.querySelector('[data-testid="server-form-name"]')).not.toBeNull();
+    expect(error("env.WHARF_X")?.closest(".cell")?.querySelector('[data-testid="server-form-env"]')).not.toBeNull();
+    // A field the stdio form does not show: on top of the form.
+    expect(error("url")?.textContent?.trim()).toBe("not for stdio");
+  });
+
+  it("checks before sending, and loads the entry it edits", async () => {
+    mocked.listServerEntries.mockResolvedValueOnce([
+      {
+        name: "web",
+        type: "http",
+        command: "",
+        args: [],
+        env: {},
+        cwd: "",
+        url: "http://127.0.0.1:1/mcp",
+        headers: { A: "1" },
+        era: "legacy",
+      },
+    ]);
+    show(ServerForm, { editing: "web", onclose: () => undefined, onsaved: () => undefined });
+    await flush();
+    expect($<HTMLInputElement>('[data-testid="server-form-url"]').value).toBe("http://127.0.0.1:1/mcp");
+    expect($<HTMLTextAreaElement>('[data-testid="server-form-headers"]').value).toBe("A=1");
+    expect($<HTMLSelectElement>('[data-testid="server-form-era"]').value).toBe("legacy");
+    type('[data-testid="server-form-headers"]', "no equals sign");
+    $<HTMLFormElement>('[data-testid="server-form"]').requestSubmit();
+    await flush();
+    expect(mocked.saveServer).not.toHaveBeenCalled();
+    expect($('[data-testid="field-error"][data-field="headers"]').textContent).toBe("Line 1: expected KEY=VALUE");
+  });
+});
+
+describe("ToolForm", () => {
+  const tool: ToolInfo = {
+    name: "configure",
+    inputSchema: {
+      type: "object",
+      properties: {
+        text: { type: "string" },
+        count: { type: "integer", default: 2 },
+        mode: { oneOf: [{ const: "a", title: "A" }, { const: "b", title: "B" }] },
+        limits: { type: "object", properties: { cpu: { type: "number" } } },
+        tags: { type: "array", items: { type: "string" } },
+        ref: { $ref: "#/x" },
+      },
+      required: ["text"],
+    },
+  };
+
+  it("generates inputs with their paths, and runs with the arguments", async () => {
+    const onrun = vi.fn();
+    show(ToolForm, { server: "s1", tool, running: false, onrun, oncancel: () => undefined });
+    for (const path of ["text", "count", "mode", "limits.cpu", "ref"]) {
+      expect(target.querySelector(`[data-testid="arg-input"][data-arg="${path}"]`)).not.toBeNull();
+    }
+    $<HTMLFormElement>('[data-testid="tool-form"]').requestSubmit();
+    flushSync();
+    expect(onrun).not.toHaveBeenCalled();
+    expect($('[data-testid="arg-error"][data-arg="text"]').textContent).toBe("Required");
+
+    type('[data-testid="arg-input"][data-arg="text"]', "hi");
+    type('[data-testid="arg-input"][data-arg="limits.cpu"]', "1.5");
+    $('[data-testid="arg-add"][data-arg="tags"]').click();
+    flushSync();
+    type('[data-testid="arg-input"][data-arg="tags[0]"]', "x");
+    const mode = $<HTMLSelectElement>('[data-testid="arg-input"][data-arg="mode"]');
+    mode.options[2]!.selected = true;
+    mode.dispatchEvent(new Event("change", { bubbles: true }));
+    type('[data-testid="arg-input"][data-arg="ref"]', '{"k": 1}');
+    $('[data-testid="tool-run"]').click();
+    flushSync();
+    expect(onrun).toHaveBeenCalledWith({ text: "hi", count: 2, mode: "b", limits: { cpu: 1.5 }, tags: ["x"], ref: { k: 1 } });
+  });
+
+  it("switches to raw JSON and back", () => {
+    const onrun = vi.fn();
+    show(ToolForm, { server: "s2", tool, running: false, onrun, oncancel: () => undefined });
+    type('[data-testid="arg-input"][data-arg="text"]', "hi");
+    $('[data-testid="raw-json-toggle"]').click();
+    flushSync();
+    const raw = $<HTMLTextAreaElement>('[data-testid="raw-json"]');
+    expect(JSON.parse(raw.value)).toEqual({ text: "hi", count: 2 });
+    type('[data-testid="raw-json"]', '{"text": "from json", "extra": true}');
+    $('[data-testid="tool-run"]').click();
+    flushSync();
+    expect(onrun).toHaveBeenLastCalledWith({ text: "from json", extra: true });
+    $('[data-testid="raw-json-toggle"]').click();
+    flushSync();
+    expect($<HTMLInputElement>('[data-testid="arg-input"][data-arg="text"]').value).toBe("from json");
+  });
+
+  it("shows a cancel button while running", () => {
+    const oncancel = vi.fn();
+    show(ToolForm, { server: "s3", tool, running: true, onrun: () => undefined, oncancel });
+    expect($<HTMLButtonElement>('[data-testid="tool-run"]').disabled).toBe(true);
+    $('[data-testid="tool-cancel"]').click();
+    expect(oncancel).toHaveBeenCalled();
+  });
+});
+
+describe("ToolResult", () => {
+  const call = (change: Partial<CallState>): CallState => ({
+    callId: "c",
+    server: "s",
+    tool: "t",
+    args: {},
+    status: "done",
+    progress: null,
+    total: null,
+    message: null,
+    result: null,
+    error: null,
+    cancelling: false,
+    ...change,
+  });
+
+  it("shows text, images and links, never as HTML nor as navigations", () => {
+    show(ToolResult, {
+      call: call({
+        result: {
+          content: [
+            { type: "text", text: "see <a href='https://evil.test'>here</a> https://example.com" },
+            { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
+            { type: "resource_link", uri: "https://example.com/x", name: "x" },
+          ],
+          structuredContent: { a: 1 },
+        },
+      }),
+    });
+    const result = $('[data-testid="tool-result"]');
+    expect(result.querySelector("a")).toBeNull();
+    expect(result.querySelector('[data-testid="result-text"]')?.textContent).toContain("<a href=");
+    expect(result.querySelector("img")?.getAttribute("src")).toBe("data:image/png;base64,iVBORw0KGgo=");
+    expect(result.querySelector('[data-testid="result-uri"]')?.textContent).toBe("https://example.com/x");
+    expect(result.querySelector('[data-testid="result-structured"]')?.textContent).toContain('"a": 1');
+    expect(result.querySelector('[data-testid="tool-error"]')).toBeNull();
+  });
+
+  it("shows errors: isError results and failed calls", () => {
+    show(ToolResult, { call: call({ result: { content: [{ type: "text", text: "nope" }], isError: true } }) });
+    expect($('[data-testid="tool-error"]').textContent).toContain("nope");
+    unmount(mounted!);
+    show(ToolResult, { call: call({ status: "failed", error: { code: "crashed", message: "server died", fields: [] } }) });
+    expect($('[data-testid="tool-error"]').textContent).toBe("server died");
+  });
+});
+
+describe("DialogHost", () => {
+  const input = (id: number, server: string, cause?: string): PendingInput => ({
+    id,
+    request: { server, kind: "elicitation_url", params: { message: `Open page ${id}?`, url: "https://x.test" }, ...(cause !== undefined ? { cause } : {}) },
+  });
+
+  it("shows the first request, badged, with the count of waiting ones, and answers it", async () => {
+    show(DialogHost, {});
+    app.dialogs.add(input(1, "alpha", "calling tool login"));
+    app.dialogs.add(input(2, "beta"));
+    flushSync();
+    expect($('[data-testid="dialog-badge"]').textContent?.replace(/\s+/g, " ").trim()).toBe("alpha · calling tool login");
+    expect($('[data-testid="dialog-waiting"]').textContent).toBe("1 more waiting");
+    expect($('[data-testid="dialog-message"]').textContent).toBe("Open page 1?");
+
+    $('[data-testid="dialog-decline"]').click();
+    await flush();
+    expect(mocked.answerInput).toHaveBeenCalledWith(1, { action: "decline" });
+    expect($('[data-testid="dialog-badge"]').textContent?.trim()).toBe("beta");
+    expect(target.querySelector('[data-testid="dialog-waiting"]')).toBeNull();
+
+    // Escape on the dialog is Cancel.
+    $("dialog").dispatchEvent(new Event("cancel", { cancelable: true }));
+    await flush();
+    expect(mocked.answerInput).toHaveBeenLastCalledWith(2, { action: "cancel" });
+    expect(target.querySelector('[data-testid="dialog-host"]')).toBeNull();
+  });
+});

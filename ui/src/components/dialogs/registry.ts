@@ -1,0 +1,17 @@
+// Which dialog shows which kind of server request. Later issues register their own (elicitation form, URL
+// consent, sampling review, roots); every kind without one gets the generic dialog.
+
+import type { Component } from "svelte";
+import type { InputKind } from "../../bindings/InputKind";
+import GenericDialog from "./GenericDialog.svelte";
+import type { DialogProps } from "./types";
+
+const registry: Partial<Record<InputKind, Component<DialogProps>>> = {};
+
+export function registerDialog(kind: InputKind, component: Component<DialogProps>): void {
+  registry[kind] = component;
+}
+
+export function dialogFor(kind: InputKind): Component<DialogProps> {
+  return registry[kind] ?? GenericDialog;
+}
