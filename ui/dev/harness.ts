@@ -1,0 +1,301 @@
+// The dev harness: the real app over a mocked Tauri IPC (`mockIPC` from @tauri-apps/api/mocks, events included),
+// with fixture servers and tools. `?scene=NAME` drives the window into one state for screenshots, `?theme=dark`
+// or `?theme=light` picks the theme. Not part of the production build (only index.html at the root is built).
+
+import { emit } from "@tauri-apps/api/event";
+import { mockIPC } from "@tauri-apps/api/mocks";
+import type { HostEvent } from "../src/bindings/HostEvent";
+import type { PendingInput } from "../src/bindings/PendingInput";
+import type { ServerEntry } from "../src/bindings/ServerEntry";
+import type { JsonValue } from "../src/bindings/serde_json/JsonValue";
+import * as fixtures from "./fixtures";
+
+const params = new URLSearchParams(location.search);
+const scene = params.get("scene") ?? "";
+const theme = params.get("theme");
+if (theme === "dark" || theme === "light") localStorage.setItem("wharf.theme", theme);
+else localStorage.removeItem("wharf.theme");
+
+const servers = structuredClone(fixtures.servers);
+let entries: ServerEntry[] = structuredClone(fixtures.entries);
+let selected: string | null = null;
+const pending: PendingInput[] = [];
+const calls = new Map<string, (reason: string) => void>();
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const hostEvent = (event: HostEvent): Promise<void> => emit("host-event", event);
+const reject = (code: string, message: string, fields: { field: string; message: string }[] = []): never => {
+  throw { code, message, fields };
+};
+
+async function callTool(callId: string, server: string, tool: string, args: { [k: string]: JsonValue }): Promise<JsonValue> {
+  const text = (t: string): JsonValue => ({ content: [{ type: "text", text: t }] });
+  switch (tool) {
+    case "echo":
+      return text(`Echo: ${String(args["message"])}`);
+    case "add": {
+      const sum = Number(args["a"]) + Number(args["b"]);
+      return { content: [{ type: "text", text: `The sum is ${sum}.` }], structuredContent: { sum } };
+    }
+    case "longRunningOperation": {
+      const steps = Number(args["steps"] ?? 5);
+      let cancelled: string | null = null;
+      calls.set(callId, (reason) => (cancelled = reason));
+      for (let i = 1; i <= steps; i++) {
+        await sleep(scene === "progress" && i > 2 ? 600_000 : 400);
+        if (cancelled !== null) reject("cancelled", "The call was cancelled.");
+        await hostEvent({ event: "progress", server, call: callId, progress: i, total: steps, message: `step ${i} of ${steps}` });
+      }
+      return text(`Long running operation completed. Duration: ${String(args["duration"])} s, steps: ${steps}.`);
+    }
+    case "getTinyImage":
+      return {
+        content: [
+          { type: "text", text: "This is a tiny image:" },
+          { type: "image", data: fixtures.PNG, mimeType: "image/png" },
+          { type: "text", text: "The image above is the MCP tiny image." },
+        ],
+      };
+    case "getResourceLinks": {
+      const count = Number(args["count"] ?? 3);
+      return {
+        content: [
+          { type: "text", text: `Here are ${count} resource links (see https://example.com/docs, not clickable):` },
+          ...Array.from({ length: count }, (_, i) => ({
+            type: "resource_link",
+            uri: `test://static/resource/${i + 1}`,
+            name: `Resource ${i + 1}`,
+            description: i === 0 ? "A plaintext resource" : `Resource number ${i + 1}`,
+            mimeType: "text/plain",
+          })),
+          { type: "resource", resource: { uri: "file:///etc/motd", mimeType: "text/plain", text: "Welcome to the fixture." } },
+        ],
+      };
+    }
+    case "boom":
+      return { content: [{ type: "text", text: "boom: the tool failed on purpose" }], isError: true };
+    default:
+      return text(`${tool} called with ${JSON.stringify(args)}`);
+  }
+}
+
+function saveServer(previousName: string | null, entry: ServerEntry): ServerEntry[] {
+  const fields: { field: string; message: string }[] = [];
+  if (!/^[A-Za-z0-9_.-]+$/.test(entry.name)) {
+    fields.push({ field: "name", message: "Use letters, digits, '.', '_' and '-' only" });
+  }
+  if (entry.name !== previousName && entries.some((e) => e.name === entry.name)) {
+    fields.push({ field: "name", message: `A server named ${entry.name} exists already` });
+  }
+  for (const key of Object.keys(entry.env)) {
+    if (key.startsWith("WHARF_")) fields.push({ field: `env.${key}`, message: `${key}: WHARF_ variables are reserved` });
+  }
+  if (fields.length > 0) reject("invalid", "The server definition is invalid.", fields);
+  entries = entries.filter((e) => e.name !== previousName && e.name !== entry.name).concat(entry);
+  if (!servers.some((s) => s.name === entry.name)) {
+    servers.push({ name: entry.name, type: entry.type, status: "starting", stderr: "" });
+  }
+  return entries;
+}
+
+mockIPC(
+  async (cmd, raw) => {
+    const args = (raw ?? {}) as { [key: string]: unknown };
+    const name = args["name"] as string;
+    switch (cmd) {
+      case "startup_report":
+        return {
+          configPath: "/home/you/.config/wharf/mcp.json",
+          errors: [],
+          warnings: scene === "" ? ["mcp.json: unknown key `autoApprove` in server `everything` (ignored)"] : [],
+          smoke: false,
+        };
+      case "list_servers":
+        return structuredClone(servers);
+      case "restart_server":
+      case "stop_server": {
+        const server = servers.find((s) => s.name === name);
+        if (server === undefined) return reject("not_found", `no server ${name}`);
+        server.status = cmd === "stop_server" ? "stopped" : "ready";
+        delete server.error;
+        void hostEvent({ event: "server_status", server: name, status: server.status });
+        return null;
+      }
+      case "list_tools":
+        await sleep(50);
+        return fixtures.tools[args["server"] as string] ?? [];
+      case "call_tool":
+        return callTool(
+          args["callId"] as string,
+          args["server"] as string,
+          args["tool"] as string,
+          args["args"] as { [k: string]: JsonValue },
+        );
+      case "cancel_call":
+        calls.get(args["callId"] as string)?.("user");
+        return null;
+      case "list_server_entries":
+        return structuredClone(entries);
+      case "save_server":
+        return saveServer(args["previousName"] as string | null, args["entry"] as ServerEntry);
+      case "remove_server":
+        entries = entries.filter((e) => e.name !== name);
+        servers.splice(servers.findIndex((s) => s.name === name), 1);
+        return entries;
+      case "import_sources":
+        return fixtures.importSources;
+      case "import_servers":
+        return entries;
+      case "get_ui_state":
+        return { selectedServer: selected };
+      case "set_selected_server":
+        selected = name;
+        return null;
+      case "pending_inputs":
+        return pending;
+      case "answer_input": {
+        const id = args["id"] as number;
+        void emit("input-resolved", { id });
+        return null;
+      }
+      case "smoke_rendered":
+        return null;
+      default:
+        return reject("unknown_command", `the harness does not mock ${cmd}`);
+    }
+  },
+  { shouldMockEvents: true },
+);
+
+async function waitFor<T extends Element>(selector: string): Promise<T> {
+  for (let i = 0; i < 200; i++) {
+    const found = document.querySelector<T>(selector);
+    if (found !== null) return found;
+    await sleep(20);
+  }
+  throw new Error(`harness: no ${selector}`);
+}
+
+async function click(selector: string): Promise<void> {
+  (await waitFor<HTMLElement>(selector)).click();
+}
+
+async function type(selector: string, value: string): Promise<void> {
+  const input = await waitFor<HTMLInputElement | HTMLTextAreaElement>(selector);
+  input.value = value;
+  input.dispatchEvent(new Event("input", { bubbles: true }));
+}
+
+async function chooseTool(server: string, tool: string): Promise<void> {
+  await click(`[data-testid="server-row"][data-server="${server}"] .name`);
+  await click(`[data-testid="tool-item"][data-tool="${tool}"]`);
+}
+
+async function activity(): Promise<void> {
+  await hostEvent({ event: "server_status", server: "everything", status: "starting" });
+  await hostEvent({ event: "server_status", server: "everything", status: "ready" });
+  await hostEvent({ event: "log", server: "everything", level: "info", logger: "everything", data: "Logs update interval started" });
+  await hostEvent({ event: "server_status", server: "py-modern", status: "ready" });
+  await hostEvent({ event: "server_status", server: "broken", status: "failed", error: "exited with status 1 during startup" });
+  await hostEvent({ event: "server_error", server: "broken", code: "crashed", message: "the server exited with status 1" });
+  await hostEvent({ event: "list_changed", server: "everything", kind: "tools" });
+  await hostEvent({ event: "log", server: "everything", level: "warning", data: { note: "a structured log entry", n: 3 } });
+  await hostEvent({ event: "notice", code: "config", message: "Era of py-modern taken from the cache" });
+}
+
+async function play(): Promise<void> {
+  await import("../src/main");
+  await waitFor('[data-testid="server-row"]');
+  await activity();
+  switch (scene) {
+    case "tool":
+      await chooseTool("everything", "configure");
+      break;
+    case "tool-errors":
+      await chooseTool("everything", "configure");
+      await click('[data-testid="arg-remove"][data-arg="paths[0]"]');
+      await type('[data-testid="arg-input"][data-arg="limits.cpu"]', "12");
+      await type('[data-testid="arg-input"][data-arg="limits.memory"]', "1.5");
+      await click('[data-testid="tool-run"]');
+      break;
+    case "raw":
+      await chooseTool("everything", "configure");
+      await click('[data-testid="raw-json-toggle"]');
+      break;
+    case "image":
+      await chooseTool("everything", "getTinyImage");
+      await click('[data-testid="tool-run"]');
+      break;
+    case "structured":
+      await chooseTool("everything", "add");
+      await type('[data-testid="arg-input"][data-arg="a"]', "2");
+      await type('[data-testid="arg-input"][data-arg="b"]', "40");
+      await click('[data-testid="tool-run"]');
+      break;
+    case "links":
+      await chooseTool("everything", "getResourceLinks");
+      await click('[data-testid="tool-run"]');
+      break;
+    case "boom":
+      await chooseTool("everything", "boom");
+      await click('[data-testid="tool-run"]');
+      break;
+    case "progress":
+      await chooseTool("everything", "longRunningOperation");
+      await click('[data-testid="tool-run"]');
+      break;
+    case "form":
+      await click('[data-testid="add-server"]');
+      await type('[data-testid="server-form-name"]', "my server");
+      await type('[data-testid="server-form-command"]', "node");
+      await type('[data-testid="server-form-args"]', "server.js\n--port\n3000");
+      await type('[data-testid="server-form-env"]', "TOKEN=${env:MY_TOKEN}\nWHARF_DEBUG=1\nbroken line");
+      await click('[data-testid="server-form-save"]');
+      await sleep(50);
+      await type('[data-testid="server-form-env"]', "TOKEN=${env:MY_TOKEN}\nWHARF_DEBUG=1");
+      await click('[data-testid="server-form-save"]');
+      break;
+    case "edit":
+      await click('[data-testid="server-row"][data-server="py-modern"] [data-testid="server-edit"]');
+      break;
+    case "import":
+      await click('[data-testid="import-open"]');
+      break;
+    case "dialog":
+      await chooseTool("py-modern", "state_rounds");
+      for (const input of [
+        {
+          id: 7,
+          request: {
+            server: "py-modern",
+            kind: "elicitation_form",
+            cause: "calling tool state_rounds",
+            params: {
+              message: "Which environment should the deployment go to?",
+              requestedSchema: { type: "object", properties: { env: { type: "string", enum: ["staging", "prod"] } } },
+            },
+          },
+        },
+        { id: 8, request: { server: "everything", kind: "sampling", params: { messages: [], maxTokens: 100 } } },
+      ] satisfies PendingInput[]) {
+        await emit("input-request", input);
+      }
+      break;
+    case "filter": {
+      const select = await waitFor<HTMLSelectElement>('[data-testid="activity-filter"]');
+      select.value = "everything";
+      select.dispatchEvent(new Event("change", { bubbles: true }));
+      break;
+    }
+    case "stderr":
+      (await waitFor<HTMLDetailsElement>('[data-server="broken"] [data-testid="server-stderr"]')).open = true;
+      (await waitFor<HTMLDetailsElement>('[data-server="everything"] [data-testid="server-instructions"]')).open = true;
+      break;
+    default:
+      break;
+  }
+  document.documentElement.dataset["harness"] = "ready";
+}
+
+void play();
+
