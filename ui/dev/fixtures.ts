@@ -17,7 +17,8 @@ export const servers: ServerSummary[] = [
     era: "2025-11-25",
     lifecycle: "legacy",
     serverInfo: { name: "mcp-servers/everything", version: "2.0.0" },
-    instructions: "Testing and demonstration server for MCP protocol features.\nTry echo, add and longRunningOperation.",
+    instructions:
+      "Testing and demonstration server for MCP protocol features.\nTry echo, add and longRunningOperation.",
     capabilities: { tools: { listChanged: true } },
     stderr: "Starting default (STDIO) server...\nStarting logs update interval\n",
     pid: 4242,
@@ -37,7 +38,7 @@ export const servers: ServerSummary[] = [
     status: "failed",
     error: "exited with status 1 during startup",
     stderr:
-      'Traceback (most recent call last):\n  File "/srv/broken/server.py", line 12, in <module>\n    import missing_dependency\nModuleNotFoundError: No module named \'missing_dependency\'\n',
+      "Traceback (most recent call last):\n  File \"/srv/broken/server.py\", line 12, in <module>\n    import missing_dependency\nModuleNotFoundError: No module named 'missing_dependency'\n",
   },
 ];
 

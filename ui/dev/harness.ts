@@ -28,7 +28,12 @@ const reject = (code: string, message: string, fields: { field: string; message:
   throw { code, message, fields };
 };
 
-async function callTool(callId: string, server: string, tool: string, args: { [k: string]: JsonValue }): Promise<JsonValue> {
+async function callTool(
+  callId: string,
+  server: string,
+  tool: string,
+  args: { [k: string]: JsonValue },
+): Promise<JsonValue> {
   const text = (t: string): JsonValue => ({ content: [{ type: "text", text: t }] });
   switch (tool) {
     case "echo":
@@ -44,7 +49,14 @@ async function callTool(callId: string, server: string, tool: string, args: { [k
       for (let i = 1; i <= steps; i++) {
         await sleep(scene === "progress" && i > 2 ? 600_000 : 400);
         if (cancelled !== null) reject("cancelled", "The call was cancelled.");
-        await hostEvent({ event: "progress", server, call: callId, progress: i, total: steps, message: `step ${i} of ${steps}` });
+        await hostEvent({
+          event: "progress",
+          server,
+          call: callId,
+          progress: i,
+          total: steps,
+          message: `step ${i} of ${steps}`,
+        });
       }
       return text(`Long running operation completed. Duration: ${String(args["duration"])} s, steps: ${steps}.`);
     }
@@ -68,7 +80,10 @@ async function callTool(callId: string, server: string, tool: string, args: { [k
             description: i === 0 ? "A plaintext resource" : `Resource number ${i + 1}`,
             mimeType: "text/plain",
           })),
-          { type: "resource", resource: { uri: "file:///etc/motd", mimeType: "text/plain", text: "Welcome to the fixture." } },
+          {
+            type: "resource",
+            resource: { uri: "file:///etc/motd", mimeType: "text/plain", text: "Welcome to the fixture." },
+          },
         ],
       };
     }
@@ -88,7 +103,8 @@ function saveServer(previousName: string | null, entry: ServerEntry): ServerEntr
     fields.push({ field: "name", message: `A server named ${entry.name} exists already` });
   }
   for (const key of Object.keys(entry.env)) {
-    if (key.startsWith("WHARF_")) fields.push({ field: `env.${key}`, message: `${key}: WHARF_ variables are reserved` });
+    if (key.startsWith("WHARF_"))
+      fields.push({ field: `env.${key}`, message: `${key}: WHARF_ variables are reserved` });
   }
   if (fields.length > 0) reject("invalid", "The server definition is invalid.", fields);
   entries = entries.filter((e) => e.name !== previousName && e.name !== entry.name).concat(entry);
@@ -140,7 +156,10 @@ mockIPC(
         return saveServer(args["previousName"] as string | null, args["entry"] as ServerEntry);
       case "remove_server":
         entries = entries.filter((e) => e.name !== name);
-        servers.splice(servers.findIndex((s) => s.name === name), 1);
+        servers.splice(
+          servers.findIndex((s) => s.name === name),
+          1,
+        );
         return entries;
       case "import_sources":
         return fixtures.importSources;
@@ -194,16 +213,39 @@ async function chooseTool(server: string, tool: string): Promise<void> {
 async function activity(): Promise<void> {
   await hostEvent({ event: "server_status", server: "everything", status: "starting" });
   await hostEvent({ event: "server_status", server: "everything", status: "ready" });
-  await hostEvent({ event: "log", server: "everything", level: "info", logger: "everything", data: "Logs update interval started" });
+  await hostEvent({
+    event: "log",
+    server: "everything",
+    level: "info",
+    logger: "everything",
+    data: "Logs update interval started",
+  });
   await hostEvent({ event: "server_status", server: "py-modern", status: "ready" });
-  await hostEvent({ event: "server_status", server: "broken", status: "failed", error: "exited with status 1 during startup" });
-  await hostEvent({ event: "server_error", server: "broken", code: "crashed", message: "the server exited with status 1" });
+  await hostEvent({
+    event: "server_status",
+    server: "broken",
+    status: "failed",
+    error: "exited with status 1 during startup",
+  });
+  await hostEvent({
+    event: "server_error",
+    server: "broken",
+    code: "crashed",
+    message: "the server exited with status 1",
+  });
   await hostEvent({ event: "list_changed", server: "everything", kind: "tools" });
-  await hostEvent({ event: "log", server: "everything", level: "warning", data: { note: "a structured log entry", n: 3 } });
+  await hostEvent({
+    event: "log",
+    server: "everything",
+    level: "warning",
+    data: { note: "a structured log entry", n: 3 },
+  });
   await hostEvent({ event: "notice", code: "config", message: "Era of py-modern taken from the cache" });
 }
 
 async function play(): Promise<void> {
+  // As in the app (tauri.conf.json "freezePrototype": true).
+  Object.freeze(Object.prototype);
   await import("../src/main");
   await waitFor('[data-testid="server-row"]');
   await activity();
@@ -298,4 +340,3 @@ async function play(): Promise<void> {
 }
 
 void play();
-

@@ -43,7 +43,10 @@ const flush = async (): Promise<void> => {
 let target: HTMLElement;
 let mounted: Record<string, unknown> | null = null;
 
-function show<P extends Record<string, unknown>>(component: Parameters<typeof mount<P, Record<string, unknown>>>[0], props: P): void {
+function show<P extends Record<string, unknown>>(
+  component: Parameters<typeof mount<P, Record<string, unknown>>>[0],
+  props: P,
+): void {
   mounted = mount(component, { target, props });
   flushSync();
 }
@@ -213,7 +216,12 @@ describe("ToolForm", () => {
       properties: {
         text: { type: "string" },
         count: { type: "integer", default: 2 },
-        mode: { oneOf: [{ const: "a", title: "A" }, { const: "b", title: "B" }] },
+        mode: {
+          oneOf: [
+            { const: "a", title: "A" },
+            { const: "b", title: "B" },
+          ],
+        },
         limits: { type: "object", properties: { cpu: { type: "number" } } },
         tags: { type: "array", items: { type: "string" } },
         ref: { $ref: "#/x" },
@@ -244,7 +252,14 @@ describe("ToolForm", () => {
     type('[data-testid="arg-input"][data-arg="ref"]', '{"k": 1}');
     $('[data-testid="tool-run"]').click();
     flushSync();
-    expect(onrun).toHaveBeenCalledWith({ text: "hi", count: 2, mode: "b", limits: { cpu: 1.5 }, tags: ["x"], ref: { k: 1 } });
+    expect(onrun).toHaveBeenCalledWith({
+      text: "hi",
+      count: 2,
+      mode: "b",
+      limits: { cpu: 1.5 },
+      tags: ["x"],
+      ref: { k: 1 },
+    });
   });
 
   it("switches to raw JSON and back", () => {
@@ -315,7 +330,9 @@ describe("ToolResult", () => {
     show(ToolResult, { call: call({ result: { content: [{ type: "text", text: "nope" }], isError: true } }) });
     expect($('[data-testid="tool-error"]').textContent).toContain("nope");
     unmount(mounted!);
-    show(ToolResult, { call: call({ status: "failed", error: { code: "crashed", message: "server died", fields: [] } }) });
+    show(ToolResult, {
+      call: call({ status: "failed", error: { code: "crashed", message: "server died", fields: [] } }),
+    });
     expect($('[data-testid="tool-error"]').textContent).toBe("server died");
   });
 });
@@ -323,7 +340,12 @@ describe("ToolResult", () => {
 describe("DialogHost", () => {
   const input = (id: number, server: string, cause?: string): PendingInput => ({
     id,
-    request: { server, kind: "elicitation_url", params: { message: `Open page ${id}?`, url: "https://x.test" }, ...(cause !== undefined ? { cause } : {}) },
+    request: {
+      server,
+      kind: "elicitation_url",
+      params: { message: `Open page ${id}?`, url: "https://x.test" },
+      ...(cause !== undefined ? { cause } : {}),
+    },
   });
 
   it("shows the first request, badged, with the count of waiting ones, and answers it", async () => {
@@ -331,7 +353,9 @@ describe("DialogHost", () => {
     app.dialogs.add(input(1, "alpha", "calling tool login"));
     app.dialogs.add(input(2, "beta"));
     flushSync();
-    expect($('[data-testid="dialog-badge"]').textContent?.replace(/\s+/g, " ").trim()).toBe("alpha · calling tool login");
+    expect($('[data-testid="dialog-badge"]').textContent?.replace(/\s+/g, " ").trim()).toBe(
+      "alpha · calling tool login",
+    );
     expect($('[data-testid="dialog-waiting"]').textContent).toBe("1 more waiting");
     expect($('[data-testid="dialog-message"]').textContent).toBe("Open page 1?");
 

@@ -1,15 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { JsonValue } from "../bindings/serde_json/JsonValue";
-import {
-  buildArgs,
-  draftFromArgs,
-  formModel,
-  initialFormDraft,
-  parseRawArgs,
-  type Draft,
-  type Field,
-  type GroupDraft,
-} from "./schemaForm";
+import { buildArgs, draftFromArgs, initialFormDraft, parseRawArgs, type Draft, type GroupDraft } from "./schemaDraft";
+import { formModel, type Field } from "./schemaForm";
 
 function fieldsOf(schema: JsonValue): Field[] {
   const model = formModel(schema);
@@ -82,7 +74,13 @@ describe("formModel: schema to fields", () => {
       obj({
         plain: { type: "string", enum: ["a", "b"] },
         named: { type: "string", enum: ["x", "y"], enumNames: ["Ex", "Why"] },
-        titled: { type: "string", oneOf: [{ const: "fast", title: "Fast" }, { const: "exact", title: "Exact" }] },
+        titled: {
+          type: "string",
+          oneOf: [
+            { const: "fast", title: "Fast" },
+            { const: "exact", title: "Exact" },
+          ],
+        },
         numbers: { anyOf: [{ const: 1 }, { const: 2, title: "Two" }] },
         fixed: { const: "only" },
       }),
@@ -124,7 +122,10 @@ describe("formModel: schema to fields", () => {
   });
 
   it("nests objects", () => {
-    const limits = field(obj({ limits: obj({ cpu: { type: "number" }, mem: obj({ max: { type: "integer" } }) }, ["cpu"]) }), "limits");
+    const limits = field(
+      obj({ limits: obj({ cpu: { type: "number" }, mem: obj({ max: { type: "integer" } }) }, ["cpu"]) }),
+      "limits",
+    );
     expect(limits.kind).toBe("object");
     if (limits.kind !== "object") return;
     expect(limits.fields.map((f) => [f.key, f.kind, f.required])).toEqual([
@@ -200,7 +201,13 @@ describe("drafts: defaults pre-filled", () => {
       b: { kind: "bool", value: true },
       e: { kind: "choice", index: 1 },
       m: { kind: "multi", selected: [true, false, true] },
-      l: { kind: "list", items: [{ kind: "text", text: "1" }, { kind: "text", text: "2" }] },
+      l: {
+        kind: "list",
+        items: [
+          { kind: "text", text: "1" },
+          { kind: "text", text: "2" },
+        ],
+      },
       o: { kind: "group", fields: { inner: { kind: "text", text: "deep" } }, extra: {} },
       r: { kind: "text", text: '{\n  "k": [\n    1\n  ]\n}' },
     });
@@ -212,7 +219,9 @@ describe("drafts: defaults pre-filled", () => {
   });
 
   it("leaves fields empty without a default, and ignores a default of the wrong type", () => {
-    const fields = fieldsOf(obj({ s: { type: "string" }, n: { type: "number", default: "ten" }, b: { type: "boolean" } }));
+    const fields = fieldsOf(
+      obj({ s: { type: "string" }, n: { type: "number", default: "ten" }, b: { type: "boolean" } }),
+    );
     const draft = initialFormDraft(fields);
     expect(draft.fields["s"]).toEqual({ kind: "text", text: "" });
     expect(draft.fields["n"]).toEqual({ kind: "text", text: "" });
@@ -275,7 +284,8 @@ describe("buildArgs: field values to arguments", () => {
     setText(draft, "limits.cpu", "0x10");
     setText(draft, "extra", "{broken");
     const tags = at(draft, "tags");
-    if (tags.kind === "list") tags.items.push({ kind: "text", text: "a" }, { kind: "text", text: "" }, { kind: "text", text: "c" });
+    if (tags.kind === "list")
+      tags.items.push({ kind: "text", text: "a" }, { kind: "text", text: "" }, { kind: "text", text: "c" });
     const result = buildArgs(fields, draft);
     expect(result.ok).toBe(false);
     expect(result.errors).toMatchObject({
@@ -340,7 +350,11 @@ describe("buildArgs: field values to arguments", () => {
     expect(buildArgs(f, draft).errors).toEqual({ "points[1].x": "Required" });
     points.items[1] = { kind: "group", fields: { x: { kind: "text", text: "2" } }, extra: {} };
     pick.selected = [false, true, true];
-    expect(buildArgs(f, draft)).toEqual({ ok: true, errors: {}, value: { points: [{ x: 1 }, { x: 2 }], pick: ["b", "c"] } });
+    expect(buildArgs(f, draft)).toEqual({
+      ok: true,
+      errors: {},
+      value: { points: [{ x: 1 }, { x: 2 }], pick: ["b", "c"] },
+    });
   });
 });
 

@@ -66,9 +66,7 @@ export function parseArgs(text: string): string[] {
   return lines(text).filter((line) => line.trim() !== "");
 }
 
-export type ParsedMap =
-  | { ok: true; map: { [key: string]: string } }
-  | { ok: false; errors: string[] };
+export type ParsedMap = { ok: true; map: { [key: string]: string } } | { ok: false; errors: string[] };
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
@@ -102,7 +100,9 @@ export function parseKeyValues(text: string, what: "env" | "headers"): ParsedMap
  * The entry the draft stands for, or the errors to show. Only the fields of the chosen type are sent: an http
  * server gets no command, a stdio server no URL.
  */
-export function entryFromDraft(draft: ServerDraft): { ok: true; entry: ServerEntry } | { ok: false; errors: ShownError[] } {
+export function entryFromDraft(
+  draft: ServerDraft,
+): { ok: true; entry: ServerEntry } | { ok: false; errors: ShownError[] } {
   const errors: ShownError[] = [];
   const name = draft.name.trim();
   if (name === "") errors.push({ field: "name", message: "Give the server a name" });

@@ -24,7 +24,14 @@ describe("resultView", () => {
       { kind: "audio", mimeType: "audio/wav", bytes: 3 },
       { kind: "link", uri: "file:///a.txt", name: "a.txt", description: "A file", mimeType: "text/plain" },
       { kind: "resource", uri: "test://r", mimeType: "text/plain", text: "inside", bytes: null, image: null },
-      { kind: "resource", uri: "test://b", mimeType: "image/gif", text: null, bytes: 6, image: "data:image/gif;base64,R0lGODlh" },
+      {
+        kind: "resource",
+        uri: "test://b",
+        mimeType: "image/gif",
+        text: null,
+        bytes: 6,
+        image: "data:image/gif;base64,R0lGODlh",
+      },
       { kind: "other", label: "mystery", json: '{\n  "type": "mystery",\n  "x": 1\n}' },
     ]);
     expect(view.structured).toBe('{\n  "sum": 3\n}');
@@ -43,9 +50,9 @@ describe("resultView", () => {
     expect(imageSrc("text/html", "AAAA")).toBeNull();
     expect(imageSrc("image/png", 'AAAA" onerror="x')).toBeNull();
     expect(imageSrc("image/png;charset=x", "AAAA")).toBeNull();
-    expect(resultView({ content: [{ type: "image", data: "AAAA", mimeType: "application/javascript" }] }).parts[0]?.kind).toBe(
-      "other",
-    );
+    expect(
+      resultView({ content: [{ type: "image", data: "AAAA", mimeType: "application/javascript" }] }).parts[0]?.kind,
+    ).toBe("other");
   });
 
   it("counts base64 bytes", () => {

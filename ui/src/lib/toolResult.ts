@@ -109,7 +109,11 @@ function part(item: JsonValue): ResultPart {
 
 export function resultView(result: JsonValue): ResultView {
   if (!isObj(result)) {
-    return { isError: false, parts: [{ kind: "other", label: "result", json: JSON.stringify(result, null, 2) }], structured: null };
+    return {
+      isError: false,
+      parts: [{ kind: "other", label: "result", json: JSON.stringify(result, null, 2) }],
+      structured: null,
+    };
   }
   const content = Array.isArray(result["content"]) ? result["content"] : [];
   const structured = result["structuredContent"];

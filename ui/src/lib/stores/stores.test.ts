@@ -175,7 +175,13 @@ describe("activity log", () => {
 
   it("keeps one line per call for progress, and a bounded length", () => {
     const log = createActivity(3);
-    const progress = (call: string, n: number): HostEvent => ({ event: "progress", server: "a", call, progress: n, total: 3 });
+    const progress = (call: string, n: number): HostEvent => ({
+      event: "progress",
+      server: "a",
+      call,
+      progress: n,
+      total: 3,
+    });
     log.hostEvent(progress("c1", 1));
     log.hostEvent(progress("c1", 2));
     expect(get(log).map((e) => e.text)).toEqual(["progress 2/3"]);
@@ -197,9 +203,9 @@ describe("activity log", () => {
   });
 
   it("maps MCP log levels", () => {
-    expect(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency", "odd"].map(logLevel)).toEqual(
-      ["debug", "info", "info", "warning", "error", "error", "error", "error", "info"],
-    );
+    expect(
+      ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency", "odd"].map(logLevel),
+    ).toEqual(["debug", "info", "info", "warning", "error", "error", "error", "error", "info"]);
   });
 });
 
@@ -276,8 +282,32 @@ describe("tool calls", () => {
   it("keeps two calls' progress apart", () => {
     const state: CallsState = {
       byId: {
-        a: { callId: "a", server: "s", tool: "t", args: {}, status: "running", progress: null, total: null, message: null, result: null, error: null, cancelling: false },
-        b: { callId: "b", server: "s", tool: "u", args: {}, status: "running", progress: null, total: null, message: null, result: null, error: null, cancelling: false },
+        a: {
+          callId: "a",
+          server: "s",
+          tool: "t",
+          args: {},
+          status: "running",
+          progress: null,
+          total: null,
+          message: null,
+          result: null,
+          error: null,
+          cancelling: false,
+        },
+        b: {
+          callId: "b",
+          server: "s",
+          tool: "u",
+          args: {},
+          status: "running",
+          progress: null,
+          total: null,
+          message: null,
+          result: null,
+          error: null,
+          cancelling: false,
+        },
       },
       latest: {},
     };
@@ -324,7 +354,10 @@ describe("tools store", () => {
     description === undefined ? { name, inputSchema: {} } : { name, description, inputSchema: {} };
 
   it("loads once, and again when the server's list changes or it comes back ready", async () => {
-    mocked.listTools.mockResolvedValueOnce([tool("a")]).mockResolvedValueOnce([tool("a"), tool("b")]).mockResolvedValue([]);
+    mocked.listTools
+      .mockResolvedValueOnce([tool("a")])
+      .mockResolvedValueOnce([tool("a"), tool("b")])
+      .mockResolvedValue([]);
     const tools = createTools();
     await tools.load("s");
     await tools.load("s");
@@ -340,7 +373,9 @@ describe("tools store", () => {
   });
 
   it("keeps the error of a failed load and retries on the next look", async () => {
-    mocked.listTools.mockRejectedValueOnce({ code: "not_ready", message: "s is starting", fields: [] }).mockResolvedValue([]);
+    mocked.listTools
+      .mockRejectedValueOnce({ code: "not_ready", message: "s is starting", fields: [] })
+      .mockResolvedValue([]);
     const tools = createTools();
     await tools.load("s");
     expect(get(tools)["s"]).toEqual({ state: "error", tools: [], error: "s is starting" });
@@ -349,7 +384,11 @@ describe("tools store", () => {
   });
 
   it("searches names, titles and descriptions", () => {
-    const list = [tool("echo", "Echoes the input"), tool("add", "Adds numbers"), { ...tool("zip"), annotations: { title: "Compress files" } }];
+    const list = [
+      tool("echo", "Echoes the input"),
+      tool("add", "Adds numbers"),
+      { ...tool("zip"), annotations: { title: "Compress files" } },
+    ];
     expect(filterTools(list, "").map((t) => t.name)).toEqual(["echo", "add", "zip"]);
     expect(filterTools(list, "ECHO").map((t) => t.name)).toEqual(["echo"]);
     expect(filterTools(list, "numbers").map((t) => t.name)).toEqual(["add"]);

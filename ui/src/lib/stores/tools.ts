@@ -16,12 +16,16 @@ export type ToolsState = { [server: string]: ServerTools };
 
 /** Tools whose name, title or description contains every word of the query (case-insensitive). */
 export function filterTools(tools: readonly ToolInfo[], query: string): ToolInfo[] {
-  const words = query.toLowerCase().split(/\s+/).filter((w) => w !== "");
+  const words = query
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((w) => w !== "");
   if (words.length === 0) return [...tools];
   return tools.filter((tool) => {
-    const title = typeof tool.annotations === "object" && tool.annotations !== null && !Array.isArray(tool.annotations)
-      ? tool.annotations["title"]
-      : undefined;
+    const title =
+      typeof tool.annotations === "object" && tool.annotations !== null && !Array.isArray(tool.annotations)
+        ? tool.annotations["title"]
+        : undefined;
     const haystack = `${tool.name} ${typeof title === "string" ? title : ""} ${tool.description ?? ""}`.toLowerCase();
     return words.every((w) => haystack.includes(w));
   });
