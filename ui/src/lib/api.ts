@@ -7,20 +7,15 @@ import type { CommandError } from "../bindings/CommandError";
 import type { HostEvent } from "../bindings/HostEvent";
 import type { ImportSource } from "../bindings/ImportSource";
 import type { InputAnswer } from "../bindings/InputAnswer";
+import type { InputResolved } from "../bindings/InputResolved";
 import type { PendingInput } from "../bindings/PendingInput";
+import type { RenderedRow } from "../bindings/RenderedRow";
 import type { ServerEntry } from "../bindings/ServerEntry";
 import type { ServerSummary } from "../bindings/ServerSummary";
 import type { StartupReport } from "../bindings/StartupReport";
 import type { ToolInfo } from "../bindings/ToolInfo";
 import type { UiState } from "../bindings/UiState";
 import type { JsonValue } from "../bindings/serde_json/JsonValue";
-
-/** What the UI shows for one server, read back from the DOM for the app's smoke test. */
-export interface RenderedRow {
-  name: string;
-  status: string;
-  era: string | null;
-}
 
 /** Every command rejects with a `CommandError`; anything else (a bridge failure) is turned into one. */
 export function toCommandError(e: unknown): CommandError {
@@ -75,5 +70,5 @@ export const onHostEvent = (handler: (event: HostEvent) => void): Promise<Unlist
   listen<HostEvent>("host-event", ({ payload }) => handler(payload));
 export const onInputRequest = (handler: (input: PendingInput) => void): Promise<UnlistenFn> =>
   listen<PendingInput>("input-request", ({ payload }) => handler(payload));
-export const onInputResolved = (handler: (resolved: { id: number }) => void): Promise<UnlistenFn> =>
-  listen<{ id: number }>("input-resolved", ({ payload }) => handler(payload));
+export const onInputResolved = (handler: (resolved: InputResolved) => void): Promise<UnlistenFn> =>
+  listen<InputResolved>("input-resolved", ({ payload }) => handler(payload));

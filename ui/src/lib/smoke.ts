@@ -1,4 +1,4 @@
-import type { RenderedRow } from "./api";
+import type { RenderedRow } from "../bindings/RenderedRow";
 
 /** What the server list shows, read back from the DOM: the app's smoke test compares it with the host's view. */
 export function readRendered(root: ParentNode): RenderedRow[] {

@@ -47,7 +47,7 @@ export function createDialogs(notices: NoticeStore): DialogStore {
       } catch (e) {
         const error = api.toCommandError(e);
         // Gone already (answered elsewhere, timed out): nothing left to answer.
-        if (error.code === "not_found") resolved(id);
+        if (error.code === "unknown_request") resolved(id);
         notices.push(`Cannot answer request #${id}: ${error.message}`);
       }
     },
