@@ -41,6 +41,34 @@ fn discover_offers_both_eras() {
 }
 
 #[test]
+fn tools_carry_output_schemas_titles_and_annotations() {
+    // `wharf tools` prints name, description and inputSchema only; the rest is checked on the wire.
+    let mut server = DemoProcess::start(&[]);
+    let listed = server.request(2, "tools/list", json!({"_meta": modern_meta()}));
+    let tools = listed["result"]["tools"].as_array().expect("tools").clone();
+    let tool = |name: &str| {
+        tools
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap_or_else(|| panic!("no tool {name}"))
+            .clone()
+    };
+    let add = tool("add");
+    assert_eq!(add["outputSchema"]["properties"]["sum"]["type"], "number");
+    assert_eq!(add["outputSchema"]["required"], json!(["sum"]));
+    // kinds echoes what it was given, so nothing but text is sure to be in its output.
+    let kinds = tool("kinds");
+    assert_eq!(kinds["outputSchema"]["required"], json!(["text"]));
+    for t in &tools {
+        assert!(t["title"].is_string(), "{t:#}");
+        assert_eq!(t["annotations"]["openWorldHint"], false, "{t:#}");
+    }
+    assert_eq!(tool("echo")["annotations"]["readOnlyHint"], true);
+    assert_eq!(tool("crash")["annotations"]["readOnlyHint"], false);
+    assert_eq!(server.close(), Some(0));
+}
+
+#[test]
 fn initialize_negotiates_the_clients_version() {
     let mut server = DemoProcess::start(&[]);
     let response = initialize(&mut server, "2025-06-18");
