@@ -23,14 +23,10 @@ build: deps ui
 	$(CARGO) build --workspace --bins
 
 # The app on the user's display (on a machine without one, under a virtual display with its own D-Bus, so WebKit
-# leaves no daemons behind). Without a configuration of the user's own, it opens the bundled demo servers.
-USER_CONFIG := $${XDG_CONFIG_HOME:-$$HOME/.config}/wharf/mcp.json
+# leaves no daemons behind). Without a configuration of the user's own, the app opens on its bundled demo server.
 run: build
-	@args=(); if [ ! -f "$(USER_CONFIG)" ]; then echo "make run: no $(USER_CONFIG), opening the demo (demo/mcp.json)"; \
-	  args=(--config demo/mcp.json); fi; \
-	export WHARF_REPO=$(CURDIR); \
-	if [ -n "$${DISPLAY:-}$${WAYLAND_DISPLAY:-}" ]; then target/debug/wharf-app "$${args[@]}"; \
-	else echo "make run: no display, starting under xvfb-run"; xvfb-run -a dbus-run-session -- target/debug/wharf-app "$${args[@]}"; fi
+	@if [ -n "$${DISPLAY:-}$${WAYLAND_DISPLAY:-}" ]; then target/debug/wharf-app; \
+	else echo "make run: no display, starting under xvfb-run"; xvfb-run -a dbus-run-session -- target/debug/wharf-app; fi
 
 lint:
 	$(CARGO) fmt --all -- --check
