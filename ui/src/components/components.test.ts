@@ -133,9 +133,12 @@ describe("ServerList", () => {
     $('[data-server="everything"] [data-testid="server-remove"]').click();
     flushSync();
     expect(target.querySelector('[data-server="everything"] [data-testid="server-remove-confirm"]')).not.toBeNull();
+    // The focus goes to the safe answer, and back to Remove when kept.
+    expect(document.activeElement?.getAttribute("data-testid")).toBe("server-remove-keep");
     $('[data-server="everything"] [data-testid="server-remove-keep"]').click();
     flushSync();
     expect(target.querySelector('[data-testid="server-remove-confirm"]')).toBeNull();
+    expect(document.activeElement?.getAttribute("data-testid")).toBe("server-remove");
   });
 });
 
