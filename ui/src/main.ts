@@ -8,4 +8,4 @@ import { app } from "./lib/app";
 const target = document.getElementById("app");
 if (target === null) throw new Error("index.html lacks #app");
 mount(App, { target });
-void app.start();
+app.start().catch((e: unknown) => app.notices.push(`The window could not connect to Wharf: ${String(e)}`));
