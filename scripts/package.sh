@@ -9,7 +9,7 @@
 #
 # Steps: the pinned Tauri CLI (npm package @tauri-apps/cli, a prebuilt binary; tests/package/tauri-cli pins it), the
 # UI (npm ci when its lock changed, then vite build: the app embeds ui/dist when it compiles), the release binaries
-# (cargo build --release -p wharf-app -p wharf-cli), then `tauri bundle --bundles deb` on those binaries.
+# (cargo build --release -p wharf-app -p wharf-cli -p wharf-demo), then `tauri bundle --bundles deb` on those binaries.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -58,7 +58,7 @@ fi
 
 # 3. The release binaries. tauri.conf.json maps /usr/bin/wharf to ../target/release/wharf: the default target dir.
 [ -z "${CARGO_TARGET_DIR:-}" ] || die "CARGO_TARGET_DIR is set: the bundle config expects <repo>/target"
-cargo build --release -p wharf-app -p wharf-cli >&2
+cargo build --release -p wharf-app -p wharf-cli -p wharf-demo >&2
 
 # 4. The .deb, from the binaries just built (`tauri bundle` does not compile; `tauri build` would, again).
 #    --ci: no prompts. CI is unset for the CLI, which parses it as a boolean and rejects other spellings.

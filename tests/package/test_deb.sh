@@ -9,16 +9,13 @@
 # before, it is purged again at the end; an installed one stays (upgraded to this build).
 #
 # Usage: tests/package/test_deb.sh [PATH.deb]
-# Env:   WHARF_PEERS (default .peers) for the server the app starts (server-everything; none when absent),
-#        NODE (default node), PACKAGE_TIMEOUT seconds for the app to come up (default 120),
+# Env:   PACKAGE_TIMEOUT seconds for the app to come up (default 120),
 #        PACKAGE_KEEP=1 keeps the package installed and the temp dir.
 # Prints `package: 1 passed, 0 failed` (or `0 passed, 1 failed`) last; exits non-zero on failure.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 peers=${WHARF_PEERS:-$repo/.peers}
-everything=$peers/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js
-node=${NODE:-node}
 timeout_s=${PACKAGE_TIMEOUT:-120}
 export DEBIAN_FRONTEND=noninteractive
 
@@ -116,27 +113,18 @@ exec_cmd=${exec_cmd%% *}
 [ "$(command -v "$exec_cmd")" = /usr/bin/wharf-app ] || fail "$desktop: Exec '$exec_cmd' is not the installed app"
 [ -f "/usr/share/icons/hicolor/128x128/apps/$(entry Icon).png" ] || fail "$desktop: Icon '$(entry Icon)' not installed"
 
-# 4. The installed app, under Xvfb, until its window has rendered its servers.
+# 4. The installed app, under Xvfb, on its first run (an empty home, no configuration): it must open its window on
+# the bundled demo server (/usr/bin/wharf-demo-server) and show it ready.
 marker="wharf-package-$$-$RANDOM$RANDOM"
-if [ -f "$everything" ] && command -v "$node" >/dev/null; then
-  expect=1
-  "$node" -e '
-    const [node, js, marker] = process.argv.slice(1);
-    const server = { type: "stdio", command: node, args: [js, "stdio"], env: { WHARF_PACKAGE_MARKER: marker } };
-    process.stdout.write(JSON.stringify({ servers: { everything: server } }));
-  ' "$(command -v "$node")" "$everything" "$marker" >"$tmp/mcp.json"
-else
-  expect=0
-  say "no server-everything under $peers: starting the app with no servers"
-  echo '{"servers":{}}' >"$tmp/mcp.json"
-fi
+expect=1
+grep -qx /usr/bin/wharf-demo-server <<<"$files" || fail "the package does not install the demo server"
 mkdir -p "$tmp/home" "$tmp/config" "$tmp/cache" "$tmp/data"
 mkfifo "$tmp/out"
 # setsid: the app, Xvfb and dbus form one process group that the deadline (or the cleanup) ends as a whole. The
 # marker in the app's environment (and its server's) lets /proc find anything left behind.
 env HOME="$tmp/home" XDG_CONFIG_HOME="$tmp/config" XDG_CACHE_HOME="$tmp/cache" XDG_DATA_HOME="$tmp/data" \
   WHARF_PACKAGE_MARKER="$marker" WHARF_APP_SMOKE=1 \
-  setsid xvfb-run -a dbus-run-session -- /usr/bin/wharf-app --config "$tmp/mcp.json" >"$tmp/out" 2>"$tmp/stderr" &
+  setsid xvfb-run -a dbus-run-session -- /usr/bin/wharf-app >"$tmp/out" 2>"$tmp/stderr" &
 pid=$!
 exec 3<"$tmp/out"
 
@@ -169,6 +157,7 @@ pid=
 rendered=${ready##*\"rendered\":}
 rendered=${rendered%\}}
 say "window up, rendered: $rendered"
+grep -q '"name":"demo"' <<<"$rendered" || fail "the first run does not show the demo server: $rendered"
 rendered_ready=$(grep -o '"status":"ready"' <<<"$rendered" | wc -l)
 [ "$rendered_ready" -eq "$expect" ] || fail "the window shows $rendered_ready ready server(s), expected $expect"
 
