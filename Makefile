@@ -6,7 +6,7 @@ export WHARF_PEERS ?= $(CURDIR)/.peers
 CARGO ?= cargo
 UI_STAMP := ui/node_modules/.wharf-installed
 
-.PHONY: run test deps ui build lint test-rust check-bindings test-fixtures test-ui test-app test-conformance
+.PHONY: run test deps ui build package lint test-rust check-bindings test-fixtures test-ui test-app test-e2e test-package test-conformance
 
 deps:
 	@bash scripts/deps.sh
@@ -28,9 +28,14 @@ run: build
 	@if [ -n "$${DISPLAY:-}$${WAYLAND_DISPLAY:-}" ]; then target/debug/wharf-app; \
 	else echo "make run: no display, starting under xvfb-run"; xvfb-run -a dbus-run-session -- target/debug/wharf-app; fi
 
-lint:
+# A .deb with the Tauri bundler: the app, the `wharf` command, the demo server, a desktop entry, icons.
+package: deps
+	bash scripts/package.sh
+
+lint: $(UI_STAMP)
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	cd ui && npm run --silent format:check
 
 test-rust:
 	$(CARGO) test --workspace
@@ -51,8 +56,16 @@ test-ui: $(UI_STAMP)
 test-app: build
 	bash src-tauri/tests/smoke.sh
 
+# The real app through WebDriver (tauri-driver + WebKitWebDriver) under Xvfb; screenshots in target/screenshots/.
+test-e2e: build
+	bash tests/e2e/run.sh
+
+# Builds the .deb, installs it with dpkg, starts the installed app under Xvfb (removes it again afterwards).
+test-package: deps
+	bash tests/package/test_deb.sh
+
 test-conformance: build
 	bash tests/conformance/run.sh
 
-test: deps ui lint test-fixtures test-rust check-bindings test-ui test-app test-conformance
+test: deps ui lint test-fixtures test-rust check-bindings test-ui test-app test-e2e test-conformance test-package
 	@echo "make test: all passed"
