@@ -1,6 +1,7 @@
 //! The app under test, behind one WebDriver session.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use fantoccini::elements::Element;
@@ -27,30 +28,24 @@ const LEFTOVER_TIMEOUT: Duration = Duration::from_secs(10);
 /// The period of the element waits (each check is one WebDriver round trip).
 const POLL: Duration = Duration::from_millis(100);
 
-pub struct App {
-    client: Client,
-    driver: Driver,
+/// A test's world on disk: a temporary directory holding HOME (`home/`), XDG_CONFIG_HOME (`config/`),
+/// XDG_CACHE_HOME (`cache/`), XDG_DATA_HOME (`data/`), XDG_STATE_HOME (`state/`), XDG_RUNTIME_DIR (`run/`) and the
+/// `mcp.json` that `--config` points to, plus the marker that every process of the test carries.
+///
+/// Each [`App::start`] makes a fresh one. A test that restarts the app makes one with [`Home::new`] and passes it to
+/// each [`Launch`] in turn ([`Launch::home`]): the second app then finds what the first one left (its app state,
+/// the webview's storage, the configuration). Sessions on one home must not overlap (they take turns anyway).
+pub struct Home {
     dir: tempfile::TempDir,
-    config_path: PathBuf,
-    _turn: MutexGuard<'static, ()>,
+    marker: String,
 }
 
-impl App {
-    /// Starts the app with `config` (an `mcp.json` value) in a fresh temporary HOME, XDG_CONFIG_HOME,
-    /// XDG_CACHE_HOME, XDG_DATA_HOME and XDG_RUNTIME_DIR, and opens a WebDriver session on its window.
-    ///
-    /// Every stdio server in `config` gets the test's marker in its `env`, so that the close can prove none of them
-    /// outlived the app.
-    pub async fn start(config: Value) -> Result<App> {
-        Self::start_with_args(config, &[]).await
-    }
-
-    /// [`App::start`] with more arguments for the app (after `--config PATH`).
-    pub async fn start_with_args(mut config: Value, args: &[&str]) -> Result<App> {
-        let turn = TURN.lock().await;
-        let app = paths::app_binary()?;
+impl Home {
+    /// A fresh, empty home. With `WHARF_E2E_KEEP` set it is not deleted at the end.
+    pub fn new() -> Result<Arc<Home>> {
         let dir = tempfile::Builder::new()
             .prefix("wharf-e2e-")
+            .disable_cleanup(std::env::var_os("WHARF_E2E_KEEP").is_some())
             .tempdir()
             .map_err(|e| Error::io("creating the test's temp dir", e))?;
         let marker = dir
@@ -59,34 +54,166 @@ impl App {
             .and_then(|name| name.to_str())
             .map(|name| format!("{name}-{}", std::process::id()))
             .unwrap_or_else(|| format!("wharf-e2e-{}", std::process::id()));
-
-        let mut env = Vec::new();
-        for (var, sub) in [
-            ("HOME", "home"),
-            ("XDG_CONFIG_HOME", "config"),
-            ("XDG_CACHE_HOME", "cache"),
-            ("XDG_DATA_HOME", "data"),
-            ("XDG_RUNTIME_DIR", "run"),
-        ] {
+        for (_, sub) in ENV_DIRS {
             let path = dir.path().join(sub);
             std::fs::create_dir_all(&path)
                 .map_err(|e| Error::io(format!("creating {}", path.display()), e))?;
-            env.push((var, path));
         }
         // The XDG spec requires the runtime dir to be private; GLib warns (and some services refuse) otherwise.
         set_mode_0700(&dir.path().join("run"))?;
+        Ok(Arc::new(Home { dir, marker }))
+    }
 
-        mark_servers(&mut config, &marker);
-        let config_path = dir.path().join("mcp.json");
-        std::fs::write(&config_path, config.to_string())
-            .map_err(|e| Error::io(format!("writing {}", config_path.display()), e))?;
+    /// The temporary directory itself.
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
 
-        let driver = Driver::start(&env, &marker).await?;
-        let mut app_args = vec![
-            "--config".to_owned(),
-            config_path.to_string_lossy().into_owned(),
-        ];
-        app_args.extend(args.iter().map(|arg| (*arg).to_owned()));
+    /// The file `--config` points to (`Launch::config` writes it).
+    pub fn config_path(&self) -> PathBuf {
+        self.path().join("mcp.json")
+    }
+
+    /// The app's own directory under XDG_CONFIG_HOME (`wharf/`): its default `mcp.json` and `app-state.json`.
+    pub fn app_config_dir(&self) -> PathBuf {
+        self.path().join("config/wharf")
+    }
+
+    /// The variables the driver (and so the app) gets: HOME and the XDG_* directories.
+    fn env(&self) -> Vec<(&'static str, PathBuf)> {
+        ENV_DIRS
+            .iter()
+            .map(|(var, sub)| (*var, self.path().join(sub)))
+            .collect()
+    }
+}
+
+/// The environment variables a [`Home`] sets, and their directories in it.
+const ENV_DIRS: [(&str, &str); 6] = [
+    ("HOME", "home"),
+    ("XDG_CONFIG_HOME", "config"),
+    ("XDG_CACHE_HOME", "cache"),
+    ("XDG_DATA_HOME", "data"),
+    ("XDG_STATE_HOME", "state"),
+    ("XDG_RUNTIME_DIR", "run"),
+];
+
+/// How to start the app: which configuration, which home, which extra arguments.
+pub struct Launch {
+    home: Option<Arc<Home>>,
+    config: LaunchConfig,
+    args: Vec<String>,
+}
+
+enum LaunchConfig {
+    /// Write this value to the home's `mcp.json` (marked) and pass `--config` with it.
+    Write(Value),
+    /// Pass `--config` with the home's `mcp.json` as it is (a restart sees what the last session left).
+    Existing,
+    /// No `--config`: the app uses `$XDG_CONFIG_HOME/wharf/mcp.json` (a first run when it does not exist).
+    Default,
+}
+
+impl Launch {
+    /// `--config <home>/mcp.json` holding `config`. Every stdio server in it gets the test's marker in its `env`,
+    /// so that the close can prove none of them outlived the app.
+    pub fn config(config: Value) -> Launch {
+        Launch {
+            home: None,
+            config: LaunchConfig::Write(config),
+            args: Vec::new(),
+        }
+    }
+
+    /// `--config <home>/mcp.json` as the home already holds it (written by an earlier launch, or the app's edits).
+    pub fn existing_config() -> Launch {
+        Launch {
+            home: None,
+            config: LaunchConfig::Existing,
+            args: Vec::new(),
+        }
+    }
+
+    /// No `--config` (and no `WHARF_CONFIG`): the app's default configuration path under the home's
+    /// XDG_CONFIG_HOME. In a fresh home that is the first run.
+    pub fn default_config() -> Launch {
+        Launch {
+            home: None,
+            config: LaunchConfig::Default,
+            args: Vec::new(),
+        }
+    }
+
+    /// Start in `home` rather than in a fresh one.
+    pub fn home(mut self, home: &Arc<Home>) -> Launch {
+        self.home = Some(Arc::clone(home));
+        self
+    }
+
+    /// More arguments for the app (after `--config PATH`, when there is one).
+    pub fn args(mut self, args: &[&str]) -> Launch {
+        self.args.extend(args.iter().map(|arg| (*arg).to_owned()));
+        self
+    }
+}
+
+pub struct App {
+    client: Client,
+    driver: Driver,
+    home: Arc<Home>,
+    config_path: PathBuf,
+    _turn: MutexGuard<'static, ()>,
+}
+
+impl App {
+    /// Starts the app with `config` (an `mcp.json` value) in a fresh [`Home`], and opens a WebDriver session on its
+    /// window.
+    ///
+    /// Every stdio server in `config` gets the test's marker in its `env`, so that the close can prove none of them
+    /// outlived the app.
+    pub async fn start(config: Value) -> Result<App> {
+        Self::launch(Launch::config(config)).await
+    }
+
+    /// [`App::start`] with more arguments for the app (after `--config PATH`).
+    pub async fn start_with_args(config: Value, args: &[&str]) -> Result<App> {
+        Self::launch(Launch::config(config).args(args)).await
+    }
+
+    /// Starts the app as `launch` says, and opens a WebDriver session on its window.
+    pub async fn launch(launch: Launch) -> Result<App> {
+        let turn = TURN.lock().await;
+        let app = paths::app_binary()?;
+        let home = match launch.home {
+            Some(home) => home,
+            None => Home::new()?,
+        };
+        let mut app_args = Vec::new();
+        let config_path = match launch.config {
+            LaunchConfig::Write(mut config) => {
+                mark_servers(&mut config, &home.marker);
+                let path = home.config_path();
+                std::fs::write(&path, config.to_string())
+                    .map_err(|e| Error::io(format!("writing {}", path.display()), e))?;
+                app_args.extend(["--config".to_owned(), path.to_string_lossy().into_owned()]);
+                path
+            }
+            LaunchConfig::Existing => {
+                let path = home.config_path();
+                if !path.is_file() {
+                    return Err(Error::Check(format!(
+                        "Launch::existing_config: no {} to start with",
+                        path.display()
+                    )));
+                }
+                app_args.extend(["--config".to_owned(), path.to_string_lossy().into_owned()]);
+                path
+            }
+            LaunchConfig::Default => home.app_config_dir().join("mcp.json"),
+        };
+        app_args.extend(launch.args);
+
+        let driver = Driver::start(&home.env(), &home.marker).await?;
         let mut capabilities = serde_json::Map::new();
         capabilities.insert(
             "tauri:options".into(),
@@ -115,7 +242,7 @@ impl App {
         Ok(App {
             client,
             driver,
-            dir,
+            home,
             config_path,
             _turn: turn,
         })
@@ -126,14 +253,19 @@ impl App {
         &self.client
     }
 
-    /// The `mcp.json` the app was started with.
+    /// The `mcp.json` the app was started with (`--config PATH`, or the default path it looked at).
     pub fn config_path(&self) -> &Path {
         &self.config_path
     }
 
-    /// The test's temporary directory (home/, config/, cache/, data/, run/, mcp.json).
+    /// The test's temporary directory (home/, config/, cache/, data/, state/, run/, mcp.json).
     pub fn dir(&self) -> &Path {
-        self.dir.path()
+        self.home.path()
+    }
+
+    /// The test's [`Home`], to start the app again in it ([`Launch::home`]) once this session is closed.
+    pub fn home(&self) -> &Arc<Home> {
+        &self.home
     }
 
     /// Waits until an element matches `locator`.
@@ -183,6 +315,114 @@ impl App {
                 secs: timeout.as_secs(),
             }),
         }
+    }
+
+    /// Waits until `check` returns `Some` (re-checking every 100 ms, each check a few WebDriver round trips), and
+    /// returns it. `what` says what was awaited, for the timeout's message; `check` returns `Ok(None)` for "not yet"
+    /// (an element missing or being replaced is "not yet": see [`App::text`] and [`App::attr`]).
+    pub async fn wait_until<T, F>(&self, what: &str, timeout: Duration, mut check: F) -> Result<T>
+    where
+        F: AsyncFnMut() -> Result<Option<T>>,
+    {
+        let found = tokio::time::timeout(timeout, async {
+            loop {
+                if let Some(value) = check().await? {
+                    return Ok(value);
+                }
+                tokio::time::sleep(POLL).await;
+            }
+        })
+        .await;
+        match found {
+            Ok(result) => result,
+            Err(_) => Err(Error::Timeout {
+                what: what.to_owned(),
+                secs: timeout.as_secs(),
+            }),
+        }
+    }
+
+    /// The text of the element matching `locator` now, or None while there is none (or it is being replaced).
+    pub async fn text(&self, locator: Locator<'_>) -> Result<Option<String>> {
+        Ok(self.text_of(locator).await?.map(|(_, text)| text))
+    }
+
+    /// An attribute of the element matching `locator` now: None while there is no such element (or it is being
+    /// replaced) or it has no such attribute.
+    pub async fn attr(&self, locator: Locator<'_>, name: &str) -> Result<Option<String>> {
+        let element = match self.client().find(locator).await {
+            Ok(element) => element,
+            Err(e) if e.is_no_such_element() => return Ok(None),
+            Err(e) => return Err(e.into()),
+        };
+        match element.attr(name).await {
+            Ok(value) => Ok(value),
+            Err(e) if e.is_stale_element_reference() || e.is_no_such_element() => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// How many elements match `locator` now.
+    pub async fn count(&self, locator: Locator<'_>) -> Result<usize> {
+        Ok(self.client().find_all(locator).await?.len())
+    }
+
+    /// Waits until no element matches `locator`.
+    pub async fn wait_gone(&self, locator: Locator<'_>, timeout: Duration) -> Result<()> {
+        self.wait_until(
+            &format!("no element to match {locator:?}"),
+            timeout,
+            async || Ok((self.count(locator).await? == 0).then_some(())),
+        )
+        .await
+    }
+
+    /// Scrolls `element` into the middle of its scrolling boxes, as a user would before using it.
+    /// WebKitWebDriver scrolls the page but not an inner scrolling pane (the tool form's): an element below the
+    /// pane's fold is "not interactable" for it until scrolled to.
+    pub async fn scroll_to(&self, element: &Element) -> Result<()> {
+        let element = serde_json::to_value(element)
+            .map_err(|e| Error::Check(format!("cannot pass an element to a script: {e}")))?;
+        self.client()
+            .execute(
+                r#"arguments[0].scrollIntoView({ block: "center", inline: "nearest" }); return true;"#,
+                vec![element],
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Waits for the element matching `locator`, scrolls to it and clicks it.
+    pub async fn click(&self, locator: Locator<'_>, timeout: Duration) -> Result<()> {
+        let element = self.wait_for(locator, timeout).await?;
+        self.scroll_to(&element).await?;
+        element.click().await?;
+        Ok(())
+    }
+
+    /// Waits for the `<select>` matching `locator`, scrolls to it and picks the option that reads `label`.
+    pub async fn choose(&self, locator: Locator<'_>, label: &str, timeout: Duration) -> Result<()> {
+        let element = self.wait_for(locator, timeout).await?;
+        self.scroll_to(&element).await?;
+        element.select_by_label(label).await?;
+        Ok(())
+    }
+
+    /// Waits for the input matching `locator`, scrolls to it, empties it and types `text` (as a user does: key by
+    /// key, so the page sees its input events).
+    pub async fn fill(
+        &self,
+        locator: Locator<'_>,
+        text: &str,
+        timeout: Duration,
+    ) -> Result<Element> {
+        let element = self.wait_for(locator, timeout).await?;
+        self.scroll_to(&element).await?;
+        element.clear().await?;
+        if !text.is_empty() {
+            element.send_keys(text).await?;
+        }
+        Ok(element)
     }
 
     /// The element and its text, or None while it is missing or being replaced.
@@ -299,8 +539,7 @@ impl App {
             );
         }
         if std::env::var_os("WHARF_E2E_KEEP").is_some() {
-            self.dir.disable_cleanup(true);
-            eprintln!("e2e: kept {}", self.dir.path().display());
+            eprintln!("e2e: kept {}", self.home.path().display());
         }
         first_error.map_or(Ok(()), Err)
     }
@@ -313,7 +552,15 @@ pub async fn with_app<F>(config: Value, body: F) -> Result<()>
 where
     F: AsyncFnOnce(&App) -> Result<()>,
 {
-    let app = App::start(config).await?;
+    with_launch(Launch::config(config), body).await
+}
+
+/// [`with_app`] for an app started as `launch` says (another home, no `--config`, more arguments).
+pub async fn with_launch<F>(launch: Launch, body: F) -> Result<()>
+where
+    F: AsyncFnOnce(&App) -> Result<()>,
+{
+    let app = App::launch(launch).await?;
     let outcome = body(&app).await;
     if let Err(e) = &outcome {
         eprintln!(

@@ -73,6 +73,9 @@ impl Driver {
             .arg("--native-driver")
             .arg(&native)
             .envs(env.iter().map(|(k, v)| (k, v)))
+            // Whatever the developer's shell says, the app takes its configuration from the launch alone.
+            .env_remove("WHARF_CONFIG")
+            .env_remove("WHARF_APP_SMOKE")
             .env(MARKER_VAR, marker)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

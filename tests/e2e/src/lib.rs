@@ -15,9 +15,9 @@ mod logs;
 mod paths;
 mod procs;
 
-pub use app::{with_app, App};
+pub use app::{with_app, with_launch, App, Home, Launch};
 pub use fantoccini::{Client, Locator};
-pub use paths::{everything_server, repo_root, screenshots_dir};
+pub use paths::{demo_server, demo_server_bin, everything_server, repo_root, screenshots_dir};
 pub use url::Url;
 
 /// Everything that can go wrong while setting up, driving or tearing down the app.

@@ -44,6 +44,31 @@ pub(crate) fn app_binary() -> Result<PathBuf> {
         .map_err(|e| Error::io(format!("resolving {}", bin.display()), e))
 }
 
+/// The bundled demo server: `WHARF_DEMO_BIN`, else `wharf-demo-server` beside the app under test (where the app
+/// itself looks for it on a first run: `target/debug/`, or `/usr/bin` for an installed app).
+pub fn demo_server_bin() -> Result<PathBuf> {
+    let bin = match std::env::var_os("WHARF_DEMO_BIN") {
+        Some(bin) => PathBuf::from(bin),
+        None => app_binary()?
+            .parent()
+            .map(|dir| dir.join("wharf-demo-server"))
+            .unwrap_or_else(|| PathBuf::from("wharf-demo-server")),
+    };
+    if !bin.is_file() {
+        return Err(Error::Setup(format!(
+            "no demo server at {}: cargo build --workspace --bins (or set WHARF_DEMO_BIN)",
+            bin.display()
+        )));
+    }
+    bin.canonicalize()
+        .map_err(|e| Error::io(format!("resolving {}", bin.display()), e))
+}
+
+/// The config entry for the bundled demo server over stdio ([`demo_server_bin`]).
+pub fn demo_server() -> Result<Value> {
+    Ok(json!({"command": demo_server_bin()?}))
+}
+
 /// `tauri-driver`: `TAURI_DRIVER`, else the PATH, else cargo's bin directory (where `scripts/deps.sh tauri-driver`
 /// installs it, and which is often not on a non-login shell's PATH).
 pub(crate) fn tauri_driver() -> Result<PathBuf> {
