@@ -35,6 +35,8 @@ package: deps
 lint: $(UI_STAMP)
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	# The e2e tests are `test = false` (they need a display), which --all-targets skips: lint them by name.
+	$(CARGO) clippy -p wharf-e2e --all-targets --test app -- -D warnings
 	cd ui && npm run --silent format:check
 
 test-rust:

@@ -66,6 +66,10 @@ pub enum HostEvent {
         logger: Option<String>,
         data: Value,
     },
+    /// The server wrote to stderr (at most a few times a second): its tail in the server summary changed.
+    Stderr {
+        server: String,
+    },
     ListChanged {
         server: String,
         kind: &'static str,

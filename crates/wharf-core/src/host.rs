@@ -336,17 +336,28 @@ const MAX_QUICK_FAILURES: u32 = 6;
 async fn supervise(slot: Arc<Slot>, ctx: ConnectContext, restart: bool) {
     let mut backoff = BACKOFF_START;
     let mut failures = 0u32;
+    // Why the previous run ended, carried into the next run's stderr tail.
+    let mut last_exit: Option<String> = None;
     loop {
         let started = tokio::time::Instant::now();
         match Connection::connect(&slot.def, &ctx).await {
             Ok(conn) => {
                 if let Ok(mut tail) = slot.last_stderr.lock() {
+                    if let (Some(previous), Some(current), Some(why)) =
+                        (tail.as_ref(), conn.stderr.as_ref(), last_exit.take())
+                    {
+                        current.carry_over(
+                            previous,
+                            &format!("--- wharf restarted the server: {why} ---"),
+                        );
+                    }
                     *tail = conn.stderr.clone();
                 }
                 let conn = Arc::new(conn);
                 set_state(&slot, &ctx.events, SlotState::Ready(conn.clone()));
                 conn.closed().await;
                 let reason = conn.close_reason().await;
+                last_exit = Some(reason.clone());
                 ctx.events.server_error(
                     &slot.def.name,
                     "server_exited",

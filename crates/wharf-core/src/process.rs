@@ -30,6 +30,8 @@ pub struct StderrTail {
     bytes: Arc<Mutex<VecDeque<u8>>>,
     /// Becomes true when the pipe reaches its end: after that the tail is complete.
     closed: tokio::sync::watch::Sender<bool>,
+    /// Bumped on every write, for whoever shows the tail live.
+    written: tokio::sync::watch::Sender<u64>,
 }
 
 impl Default for StderrTail {
@@ -37,6 +39,7 @@ impl Default for StderrTail {
         StderrTail {
             bytes: Arc::default(),
             closed: tokio::sync::watch::Sender::new(false),
+            written: tokio::sync::watch::Sender::new(0),
         }
     }
 }
@@ -46,6 +49,30 @@ impl StderrTail {
     pub async fn drained(&self, limit: Duration) {
         let mut rx = self.closed.subscribe();
         let _ = tokio::time::timeout(limit, rx.wait_for(|closed| *closed)).await;
+    }
+
+    /// Changes whenever the server writes to stderr.
+    pub fn watch(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.written.subscribe()
+    }
+
+    /// Starts this tail with the end of `previous` and a note, so that after an automatic restart the user still sees
+    /// why the last run ended.
+    pub fn carry_over(&self, previous: &StderrTail, note: &str) {
+        let old = previous.text();
+        let Ok(mut buf) = self.bytes.lock() else {
+            return;
+        };
+        let mut joined: Vec<u8> = Vec::with_capacity(old.len() + note.len() + buf.len() + 2);
+        joined.extend_from_slice(old.as_bytes());
+        if !old.is_empty() && !old.ends_with('\n') {
+            joined.push(b'\n');
+        }
+        joined.extend_from_slice(note.as_bytes());
+        joined.push(b'\n');
+        joined.extend(buf.iter());
+        let start = joined.len().saturating_sub(STDERR_TAIL_BYTES);
+        *buf = joined[start..].iter().copied().collect();
     }
 
     fn push(&self, bytes: &[u8]) {
@@ -60,6 +87,8 @@ impl StderrTail {
         let overflow = (buf.len() + bytes.len()).saturating_sub(STDERR_TAIL_BYTES);
         buf.drain(..overflow);
         buf.extend(bytes);
+        drop(buf);
+        self.written.send_modify(|n| *n += 1);
     }
 
     pub fn text(&self) -> String {
@@ -252,5 +281,29 @@ impl Drop for ServerProcess {
         if let Some(dog) = self.watchdog.as_mut() {
             let _ = dog.start_kill();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tail_is_bounded_and_a_restart_keeps_the_last_words() {
+        let old = StderrTail::default();
+        old.push(&vec![b'x'; STDERR_TAIL_BYTES * 2]);
+        old.push(b"\nfatal: boom\n");
+        assert_eq!(old.text().len(), STDERR_TAIL_BYTES);
+        assert_eq!(old.last_line().as_deref(), Some("fatal: boom"));
+        let new = StderrTail::default();
+        new.push(b"ready\n");
+        new.carry_over(&old, "--- restarted ---");
+        let text = new.text();
+        assert!(
+            text.ends_with("fatal: boom\n--- restarted ---\nready\n"),
+            "{}",
+            &text[text.len() - 40..]
+        );
+        assert_eq!(text.len(), STDERR_TAIL_BYTES, "still bounded");
     }
 }

@@ -9,6 +9,9 @@
 //! Waits are explicit and bounded ([`App::wait_for`], [`App::wait_for_text`], [`App::wait_for_log`]); there are no
 //! fixed sleeps.
 
+// A test harness: its errors end a test; their size on the stack does not matter.
+#![allow(clippy::result_large_err)]
+
 mod app;
 mod driver;
 mod logs;

@@ -386,14 +386,8 @@ async fn slow_shows_progress_and_cancels() -> Result<()> {
 }
 
 /// The row's stderr tail is "the newest lines the server wrote": a line written while the server runs (here the
-/// demo's note that it stopped a cancelled `slow`) should show up in it.
-///
-/// It does not: `ui/src/lib/stores/servers.ts` reloads the server list only on `server_status` events (and after
-/// the user's own actions), and wharf-core has no event for new stderr lines, so `server-stderr` keeps the lines
-/// from when the server became ready. The host has the new line (`list_servers` returns it); the row never shows
-/// it until the next status change.
+/// demo's note that it stopped a cancelled `slow`) shows up in it, through the host's `stderr` events.
 #[tokio::test]
-#[ignore = "UI bug: a running server's stderr tail in its row is never refreshed (see the doc comment)"]
 async fn stderr_tail_follows_a_running_server() -> Result<()> {
     with_app(demo_config(), async |app| {
         wait_ready(app, "demo").await?;

@@ -6,4 +6,4 @@ export type HostEvent = { "event": "server_status", server: string, status: Serv
 /**
  * The session command id or call label that caused the work.
  */
-call?: JsonValue, progress: number, total?: number, message?: string, } | { "event": "log", server: string, level: string, logger?: string, data: JsonValue, } | { "event": "list_changed", server: string, kind: string, } | { "event": "server_error", server: string, code: string, message: string, } | { "event": "notice", server?: string, code: string, message: string, };
+call?: JsonValue, progress: number, total?: number, message?: string, } | { "event": "log", server: string, level: string, logger?: string, data: JsonValue, } | { "event": "stderr", server: string, } | { "event": "list_changed", server: string, kind: string, } | { "event": "server_error", server: string, code: string, message: string, } | { "event": "notice", server?: string, code: string, message: string, };

@@ -13,6 +13,7 @@ use super::{
 };
 use crate::config::ServerDef;
 use crate::era::Era;
+use crate::events::{EventSink, HostEvent};
 use crate::stdio_transport::{ProbeOutcome, StdioTransport};
 
 pub(super) async fn connect(
@@ -79,6 +80,12 @@ pub(super) async fn connect(
             return Err(ConnectionError::Timeout(def.probe_timeout));
         }
     };
+    tokio::spawn(announce_stderr(
+        stderr.watch(),
+        def.name.clone(),
+        ctx.events.clone(),
+        closed.clone(),
+    ));
     Ok(Connection::assemble(
         def,
         ctx,
@@ -90,4 +97,31 @@ pub(super) async fn connect(
         progress,
         era,
     ))
+}
+
+/// How often at most the UI hears that a server's stderr grew: a chatty server must not flood it.
+const STDERR_EVENT_INTERVAL: Duration = Duration::from_millis(300);
+
+/// Tells the front ends when the stderr tail changed, at most every `STDERR_EVENT_INTERVAL`.
+async fn announce_stderr(
+    mut written: tokio::sync::watch::Receiver<u64>,
+    server: String,
+    events: EventSink,
+    closed: tokio_util::sync::CancellationToken,
+) {
+    loop {
+        tokio::select! {
+            _ = closed.cancelled() => return,
+            changed = written.changed() => if changed.is_err() { return },
+        }
+        // Let a burst of writes land, then announce them once.
+        tokio::select! {
+            _ = closed.cancelled() => return,
+            _ = tokio::time::sleep(STDERR_EVENT_INTERVAL) => {}
+        }
+        written.borrow_and_update();
+        events.emit(HostEvent::Stderr {
+            server: server.clone(),
+        });
+    }
 }

@@ -46,7 +46,8 @@ export function logLevel(level: string): ActivityLevel {
 
 type Described = Pick<ActivityEntry, "server" | "kind" | "level" | "text"> & { call?: string };
 
-export function describeEvent(event: HostEvent): Described {
+/** The log line for an event, or null for events that only refresh what is on screen (stderr growth). */
+export function describeEvent(event: HostEvent): Described | null {
   switch (event.event) {
     case "server_status":
       return {
@@ -79,6 +80,8 @@ export function describeEvent(event: HostEvent): Described {
       return { server: event.server, kind: "error", level: "error", text: `${event.code}: ${event.message}` };
     case "notice":
       return { server: event.server ?? null, kind: "notice", level: "warning", text: event.message };
+    case "stderr":
+      return null;
   }
 }
 
@@ -125,7 +128,10 @@ export function createActivity(max = 500, now: () => number = Date.now): Activit
   return {
     subscribe,
     add,
-    hostEvent: (event) => add(describeEvent(event)),
+    hostEvent: (event) => {
+      const described = describeEvent(event);
+      if (described !== null) add(described);
+    },
     inputRequest({ id, request }) {
       const cause = request.cause !== undefined ? ` (${request.cause})` : "";
       add({ server: request.server, kind: "input", level: "info", text: `asks: ${request.kind} #${id}${cause}` });

@@ -55,6 +55,11 @@ export function createServers(notices: NoticeStore): ServerStore {
     loaded: { subscribe: loaded.subscribe },
     refresh,
     handleEvent(event) {
+      if (event.event === "stderr") {
+        // The stderr tail lives in the summaries: reload them (coalesced with any reload under way).
+        void refresh();
+        return;
+      }
       if (event.event !== "server_status") return;
       store.update((list) => withStatus(list, event));
       void refresh();

@@ -5,7 +5,7 @@ import type { PendingInput } from "../../bindings/PendingInput";
 import type { ServerSummary } from "../../bindings/ServerSummary";
 import type { ToolInfo } from "../../bindings/ToolInfo";
 import * as api from "../api";
-import { activityServers, createActivity, filterActivity, HOST_ONLY, logLevel } from "./activity";
+import { activityServers, createActivity, describeEvent, filterActivity, HOST_ONLY, logLevel } from "./activity";
 import { createCalls, withProgress, type CallsState } from "./calls";
 import { coalesce } from "./coalesce";
 import { createDialogs } from "./dialogs";
@@ -102,6 +102,17 @@ describe("servers store", () => {
     reload.resolve([server("a", "restarting"), list[1]!]);
     await flush();
     expect(get(servers).map((s) => s.status)).toEqual(["restarting", "ready"]);
+  });
+
+  it("reloads the summaries when a server's stderr grows, so its tail stays live", async () => {
+    mocked.listServers.mockResolvedValueOnce([server("a", "ready")]);
+    const servers = createServers(createNotices());
+    await servers.refresh();
+    mocked.listServers.mockResolvedValueOnce([server("a", "ready", { stderr: "started\nslow cancelled\n" })]);
+    servers.handleEvent({ event: "stderr", server: "a" });
+    await flush();
+    expect(get(servers)[0]?.stderr).toBe("started\nslow cancelled\n");
+    expect(describeEvent({ event: "stderr", server: "a" })).toBeNull();
   });
 
   it("ignores events that are not status changes, and clears an old error", () => {
