@@ -57,6 +57,7 @@ test-ui: $(UI_STAMP)
 
 test-app: build
 	bash src-tauri/tests/smoke.sh
+	bash src-tauri/tests/single_instance.sh
 
 # The real app through WebDriver (tauri-driver + WebKitWebDriver) under Xvfb; screenshots in target/screenshots/.
 test-e2e: build
