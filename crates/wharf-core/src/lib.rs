@@ -13,6 +13,7 @@ pub mod host;
 pub mod process;
 pub mod redact;
 pub mod stdio_transport;
+pub mod workspace;
 
 pub use broker::{InputAnswer, InputKind, InputRequest, ScriptedAgent, UserAgent};
 pub use config::{Config, ConfigError, ServerDef, TransportDef};
