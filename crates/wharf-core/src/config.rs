@@ -12,6 +12,8 @@ pub mod edit;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
+use crate::workspace::vars::WorkspaceVars;
+
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("cannot read config file {path}: {source}")]
@@ -59,6 +61,10 @@ pub struct ServerDef {
     pub request_timeout: Duration,
     /// The era the user pinned (`"era": "modern" | "legacy"`): no probe, no fallback.
     pub pinned_era: Option<crate::era::Era>,
+    /// The definition mentions `${workspaceFolder}`, `${workspaceFolders}` or `${workspaceFolderBasename}`: its
+    /// expansion depends on the open folders, so the host expands it again and restarts the server when they change
+    /// (also when it failed for want of an open folder: opening one can fix it).
+    pub uses_workspace: bool,
 }
 
 pub const DEFAULT_PROBE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -152,20 +158,43 @@ const SERVER_KEYS: &[&str] = &[
 ];
 
 impl Config {
+    /// Loads with no workspace folder open: a server that uses a workspace variable is shown as failed.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        Config::load_with_workspace(path, &[])
+    }
+
+    /// Loads `path`, expanding `${env:NAME}` from the process environment and the workspace variables from
+    /// `workspace` (the open folders, in order).
+    pub fn load_with_workspace(path: &Path, workspace: &[PathBuf]) -> Result<Config, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
             path: path.to_owned(),
             source,
         })?;
-        Config::parse(path, &text, &|name| std::env::var(name).ok())
+        Config::parse_with_workspace(path, &text, &|name| std::env::var(name).ok(), workspace)
     }
 
-    /// Parses `text` (read from `path`, used in messages); `env` resolves `${env:NAME}`.
+    /// Parses `text` (read from `path`, used in messages) with no workspace folder open; `env` resolves
+    /// `${env:NAME}`.
     pub fn parse(
         path: &Path,
         text: &str,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Config, ConfigError> {
+        Config::parse_with_workspace(path, text, env, &[])
+    }
+
+    /// Parses `text` (read from `path`, used in messages); `env` resolves `${env:NAME}`, `workspace` (the open
+    /// folders, the first one being `${workspaceFolder}`) the workspace variables.
+    pub fn parse_with_workspace(
+        path: &Path,
+        text: &str,
+        env: &dyn Fn(&str) -> Option<String>,
+        workspace: &[PathBuf],
+    ) -> Result<Config, ConfigError> {
+        let vars = Expander {
+            env,
+            workspace: WorkspaceVars::new(workspace),
+        };
         let invalid = |message: String| ConfigError::Invalid {
             path: path.to_owned(),
             message,
@@ -232,7 +261,7 @@ impl Config {
             };
             let transport = match &pinned_era {
                 Err(e) => Err(e.clone()),
-                Ok(_) => parse_transport(def, env),
+                Ok(_) => parse_transport(def, &vars),
             };
             config.servers.push(ServerDef {
                 name: name.clone(),
@@ -240,6 +269,7 @@ impl Config {
                 pinned_era: pinned_era.unwrap_or(None),
                 probe_timeout: millis(def, "probeTimeoutMs").unwrap_or(DEFAULT_PROBE_TIMEOUT),
                 request_timeout: millis(def, "requestTimeoutMs").unwrap_or(DEFAULT_REQUEST_TIMEOUT),
+                uses_workspace: mentions_workspace(def),
             });
         }
         Ok(config)
@@ -264,10 +294,64 @@ fn strip_position(message: &str) -> String {
     }
 }
 
-fn parse_transport(
-    def: &Map<String, Value>,
-    env: &dyn Fn(&str) -> Option<String>,
-) -> Result<TransportDef, String> {
+/// What `${...}` expands from while one configuration is parsed.
+struct Expander<'a> {
+    env: &'a dyn Fn(&str) -> Option<String>,
+    workspace: WorkspaceVars,
+}
+
+impl Expander<'_> {
+    fn expand(&self, value: &str, field: &str) -> Result<String, String> {
+        expand_with_workspace(value, field, self.env, &self.workspace)
+    }
+
+    /// One configured argument, which may become several: a whole-argument `${workspaceFolders}` gives one argument
+    /// per folder.
+    fn arg(&self, value: &Value, field: &str) -> Result<Vec<String>, String> {
+        match value {
+            Value::String(s) => match self.workspace.split_whole_arg(s) {
+                Some(split) => split.map_err(|e| format!("{field}: {e}")),
+                None => Ok(vec![self.expand(s, field)?]),
+            },
+            other => Ok(vec![other.to_string()]),
+        }
+    }
+}
+
+/// The fields whose variables are expanded.
+const EXPANDED_KEYS: &[&str] = &["command", "args", "env", "cwd", "url", "headers"];
+
+/// Whether any expanded field of `def` names a workspace variable. Found from the text rather than during expansion,
+/// so that a definition that failed earlier (an unset `${env:...}`) is still known to depend on the workspace.
+fn mentions_workspace(def: &Map<String, Value>) -> bool {
+    fn strings(value: &Value) -> Vec<&str> {
+        match value {
+            Value::String(s) => vec![s.as_str()],
+            Value::Array(items) => items.iter().flat_map(strings).collect(),
+            Value::Object(map) => map.values().flat_map(strings).collect(),
+            _ => Vec::new(),
+        }
+    }
+    EXPANDED_KEYS
+        .iter()
+        .filter_map(|key| def.get(*key))
+        .flat_map(strings)
+        .any(|s| variables(s).any(WorkspaceVars::is_workspace_var))
+}
+
+/// The names inside each complete `${...}` of `value`.
+fn variables(value: &str) -> impl Iterator<Item = &str> {
+    let mut rest = value;
+    std::iter::from_fn(move || {
+        let start = rest.find("${")?;
+        let after = &rest[start + 2..];
+        let end = after.find('}')?;
+        rest = &after[end + 1..];
+        Some(&after[..end])
+    })
+}
+
+fn parse_transport(def: &Map<String, Value>, vars: &Expander<'_>) -> Result<TransportDef, String> {
     let kind = match def.get("type") {
         Some(Value::String(t)) => t.as_str(),
         Some(_) => return Err("\"type\" must be a string".into()),
@@ -279,25 +363,24 @@ fn parse_transport(
         "stdio" => {
             let command = string_field(def, "command")?
                 .ok_or_else(|| "a stdio server needs a \"command\"".to_string())?;
-            let command = expand(&command, "command", env)?;
+            let command = vars.expand(&command, "command")?;
             if command.trim().is_empty() {
                 return Err("\"command\" is empty".into());
             }
             let args = match def.get("args") {
                 None | Some(Value::Null) => Vec::new(),
-                Some(Value::Array(items)) => items
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| match v {
-                        Value::String(s) => expand(s, &format!("args[{i}]"), env),
-                        other => Ok(other.to_string()),
-                    })
-                    .collect::<Result<_, _>>()?,
+                Some(Value::Array(items)) => {
+                    let mut args = Vec::with_capacity(items.len());
+                    for (i, v) in items.iter().enumerate() {
+                        args.extend(vars.arg(v, &format!("args[{i}]"))?);
+                    }
+                    args
+                }
                 Some(_) => return Err("\"args\" must be an array of strings".into()),
             };
-            let env_map = string_map(def, "env", env)?;
+            let env_map = string_map(def, "env", vars)?;
             let cwd = string_field(def, "cwd")?
-                .map(|c| expand(&c, "cwd", env).map(PathBuf::from))
+                .map(|c| vars.expand(&c, "cwd").map(PathBuf::from))
                 .transpose()?;
             Ok(TransportDef::Stdio {
                 command,
@@ -309,7 +392,7 @@ fn parse_transport(
         "http" | "streamableHttp" | "streamable-http" => {
             let url = string_field(def, "url")?
                 .ok_or_else(|| "an http server needs a \"url\"".to_string())?;
-            let url = expand(&url, "url", env)?;
+            let url = vars.expand(&url, "url")?;
             if !(url.starts_with("http://") || url.starts_with("https://")) {
                 return Err(format!(
                     "\"url\" must start with http:// or https://, got {url:?}"
@@ -317,7 +400,7 @@ fn parse_transport(
             }
             Ok(TransportDef::Http {
                 url,
-                headers: string_map(def, "headers", env)?,
+                headers: string_map(def, "headers", vars)?,
             })
         }
         "sse" => {
@@ -340,7 +423,7 @@ fn string_field(def: &Map<String, Value>, key: &str) -> Result<Option<String>, S
 fn string_map(
     def: &Map<String, Value>,
     key: &str,
-    env: &dyn Fn(&str) -> Option<String>,
+    vars: &Expander<'_>,
 ) -> Result<BTreeMap<String, String>, String> {
     match def.get(key) {
         None | Some(Value::Null) => Ok(BTreeMap::new()),
@@ -352,20 +435,32 @@ fn string_map(
                     Value::Null => String::new(),
                     other => other.to_string(),
                 };
-                Ok((k.clone(), expand(&raw, &format!("{key}.{k}"), env)?))
+                Ok((k.clone(), vars.expand(&raw, &format!("{key}.{k}"))?))
             })
             .collect(),
         Some(_) => Err(format!("\"{key}\" must be an object of strings")),
     }
 }
 
-/// Expands `${env:NAME}`. Variables of later features (`${input:...}`, `${workspaceFolder}`...) are recognised and
-/// reported as not yet supported; anything else in `${...}` is an error. Never returns a string that still holds an
-/// unresolved variable.
+/// Expands `${env:NAME}` with no workspace folder open (a workspace variable is an error saying so); see
+/// [`expand_with_workspace`].
 pub fn expand(
     value: &str,
     field: &str,
     env: &dyn Fn(&str) -> Option<String>,
+) -> Result<String, String> {
+    expand_with_workspace(value, field, env, &WorkspaceVars::default())
+}
+
+/// Expands `${env:NAME}` and the workspace variables (`${workspaceFolder}`, `${workspaceFolderBasename}`, and
+/// `${workspaceFolders}` joined with the path-list separator: only `args` split a whole-argument one into several).
+/// `${input:...}` is recognised and reported as not yet supported; anything else in `${...}` is an error. Never
+/// returns a string that still holds an unresolved variable. Errors start with `field`.
+pub fn expand_with_workspace(
+    value: &str,
+    field: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+    workspace: &WorkspaceVars,
 ) -> Result<String, String> {
     let mut out = String::with_capacity(value.len());
     let mut rest = value;
@@ -385,12 +480,9 @@ pub fn expand(
                     ))
                 }
             }
-        } else if var.starts_with("input:")
-            || matches!(
-                var,
-                "workspaceFolder" | "workspaceFolders" | "workspaceFolderBasename"
-            )
-        {
+        } else if let Some(resolved) = workspace.lookup(var) {
+            out.push_str(&resolved.map_err(|e| format!("{field}: {e}"))?);
+        } else if var.starts_with("input:") {
             return Err(format!(
                 "{field}: ${{{var}}} is not yet supported by this version of Wharf"
             ));

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{expand, ConfigError};
+use super::{expand_with_workspace, ConfigError};
+use crate::workspace::vars::WorkspaceVars;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
@@ -83,8 +84,11 @@ pub fn validate(entry: &ServerEntry, taken: &[String]) -> Vec<FieldError> {
         ));
     }
     let syntax = |field: String, value: &str, errors: &mut Vec<FieldError>| {
-        // Any value will do for the check: only the syntax of `${...}` matters here.
-        if let Err(e) = expand(value, &field, &|_| Some(String::new())) {
+        // Any value will do for the check: only the syntax of `${...}` matters here. A workspace variable is fine
+        // with no folder open now: the server starts once one is.
+        let any_folder = WorkspaceVars::new(&[PathBuf::from("/workspace")]);
+        if let Err(e) = expand_with_workspace(value, &field, &|_| Some(String::new()), &any_folder)
+        {
             if !e.contains("not yet supported") {
                 errors.push(FieldError::new(field, e));
             }

@@ -68,19 +68,14 @@ fn unresolved_variable_is_an_error_naming_it_and_never_passed_on() {
 }
 
 #[test]
-fn later_issue_variables_are_reported_as_not_yet_supported() {
-    for var in [
-        "${input:key}",
-        "${workspaceFolder}",
-        "${workspaceFolderBasename}",
-    ] {
-        let text = format!(r#"{{"servers": {{"a": {{"command": "x", "args": ["{var}"]}}}}}}"#);
-        let err = parse(&text).unwrap().servers[0]
-            .transport
-            .clone()
-            .unwrap_err();
-        assert!(err.contains("not yet supported"), "{var}: {err}");
-    }
+fn input_variables_are_reported_as_not_yet_supported() {
+    let err = parse(r#"{"servers": {"a": {"command": "x", "args": ["${input:key}"]}}}"#)
+        .unwrap()
+        .servers[0]
+        .transport
+        .clone()
+        .unwrap_err();
+    assert!(err.contains("not yet supported"), "{err}");
     let err = parse(r#"{"servers": {"a": {"url": "http://h/${bogus}"}}}"#)
         .unwrap()
         .servers[0]
@@ -88,6 +83,187 @@ fn later_issue_variables_are_reported_as_not_yet_supported() {
         .clone()
         .unwrap_err();
     assert!(err.contains("unknown variable ${bogus}"), "{err}");
+}
+
+fn parse_in(text: &str, folders: &[&str]) -> Config {
+    let folders: Vec<PathBuf> = folders.iter().map(PathBuf::from).collect();
+    Config::parse_with_workspace(
+        Path::new("/c/mcp.json"),
+        text,
+        &env_with(&[("HOME_DIR", "/home/ada")]),
+        &folders,
+    )
+    .unwrap()
+}
+
+fn stdio(
+    def: &ServerDef,
+) -> (
+    String,
+    Vec<String>,
+    BTreeMap<String, String>,
+    Option<PathBuf>,
+) {
+    match def.transport.clone() {
+        Ok(TransportDef::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        }) => (command, args, env, cwd),
+        other => panic!("expected stdio, got {other:?}"),
+    }
+}
+
+#[test]
+fn workspace_variables_expand_in_every_field() {
+    let c = parse_in(
+        r#"{"servers": {"a": {
+            "command": "${workspaceFolder}/bin/server",
+            "args": ["--root=${workspaceFolder}", "--name", "${workspaceFolderBasename}", "--all=${workspaceFolders}"],
+            "env": {"PROJECT": "${workspaceFolderBasename}", "DIRS": "${workspaceFolders}", "HOME": "${env:HOME_DIR}"},
+            "cwd": "${workspaceFolder}"}}}"#,
+        &["/home/ada/proj", "/srv/data"],
+    );
+    let (command, args, env, cwd) = stdio(&c.servers[0]);
+    assert_eq!(command, "/home/ada/proj/bin/server");
+    assert_eq!(
+        args,
+        [
+            "--root=/home/ada/proj",
+            "--name",
+            "proj",
+            "--all=/home/ada/proj:/srv/data"
+        ]
+    );
+    assert_eq!(env["PROJECT"], "proj");
+    assert_eq!(env["DIRS"], "/home/ada/proj:/srv/data");
+    assert_eq!(env["HOME"], "/home/ada");
+    assert_eq!(cwd.as_deref(), Some(Path::new("/home/ada/proj")));
+    assert!(c.servers[0].uses_workspace);
+    // In an http server's URL and headers too.
+    let c = parse_in(
+        r#"{"servers": {"h": {"url": "http://127.0.0.1:1/mcp?p=${workspaceFolderBasename}", "headers": {"X-Dir": "${workspaceFolder}"}}}}"#,
+        &["/w/site"],
+    );
+    assert_eq!(
+        c.servers[0].transport,
+        Ok(TransportDef::Http {
+            url: "http://127.0.0.1:1/mcp?p=site".into(),
+            headers: [("X-Dir".to_string(), "/w/site".to_string())].into(),
+        })
+    );
+    assert!(c.servers[0].uses_workspace);
+}
+
+#[test]
+fn a_whole_argument_workspace_folders_gives_one_argument_per_folder() {
+    let text = r#"{"servers": {"fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "${workspaceFolders}", "--flag"]}}}"#;
+    let (_, args, _, _) = stdio(&parse_in(text, &["/a b", "/c"]).servers[0]);
+    assert_eq!(
+        args,
+        [
+            "-y",
+            "@modelcontextprotocol/server-filesystem",
+            "/a b",
+            "/c",
+            "--flag"
+        ]
+    );
+    let (_, args, _, _) = stdio(&parse_in(text, &["/only"]).servers[0]);
+    assert_eq!(
+        args,
+        [
+            "-y",
+            "@modelcontextprotocol/server-filesystem",
+            "/only",
+            "--flag"
+        ]
+    );
+}
+
+#[test]
+fn with_no_folder_open_a_workspace_variable_is_a_clear_error() {
+    for (var, field) in [
+        (
+            r#""args": ["${workspaceFolder}"]"#,
+            "args[0]: ${workspaceFolder}",
+        ),
+        (
+            r#""args": ["${workspaceFolders}"]"#,
+            "args[0]: ${workspaceFolders}",
+        ),
+        (
+            r#""cwd": "${workspaceFolderBasename}""#,
+            "cwd: ${workspaceFolderBasename}",
+        ),
+        (
+            r#""env": {"D": "x${workspaceFolders}"}"#,
+            "env.D: ${workspaceFolders}",
+        ),
+    ] {
+        let text = format!(
+            r#"{{"servers": {{"a": {{"command": "x", {var}}}, "b": {{"command": "y"}}}}}}"#
+        );
+        // The old entry points have no workspace: the same as none open.
+        for c in [parse(&text).unwrap(), parse_in(&text, &[])] {
+            let err = c.servers[0].transport.clone().unwrap_err();
+            assert_eq!(err, format!("{field}: no workspace folder is open"));
+            assert!(
+                c.servers[0].uses_workspace,
+                "{var}: restarted once a folder opens"
+            );
+            assert!(c.servers[1].transport.is_ok());
+            assert!(!c.servers[1].uses_workspace);
+        }
+    }
+}
+
+#[test]
+fn uses_workspace_is_known_even_when_an_earlier_field_failed() {
+    let c = parse_in(
+        r#"{"servers": {"a": {"command": "${env:NOPE_NOT_SET}", "args": ["${workspaceFolder}"]},
+            "b": {"command": "x", "args": ["$workspaceFolder", "{workspaceFolder}"]}}}"#,
+        &["/w"],
+    );
+    assert!(c.servers[0].transport.is_err());
+    assert!(c.servers[0].uses_workspace);
+    // Not a variable without `${...}`.
+    assert!(!c.servers[1].uses_workspace);
+    assert!(c.servers[1].transport.is_ok());
+}
+
+#[test]
+fn a_workspace_change_changes_the_fingerprint_of_servers_that_use_it() {
+    let text = r#"{"servers": {"a": {"command": "x", "args": ["${workspaceFolder}"]}, "b": {"command": "y"}}}"#;
+    let one = parse_in(text, &["/one"]);
+    let two = parse_in(text, &["/two"]);
+    assert_ne!(one.servers[0].fingerprint(), two.servers[0].fingerprint());
+    assert_eq!(one.servers[1].fingerprint(), two.servers[1].fingerprint());
+}
+
+#[test]
+fn load_with_workspace_reads_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mcp.json");
+    std::fs::write(
+        &path,
+        r#"{"servers": {"a": {"command": "x", "cwd": "${workspaceFolder}"}}}"#,
+    )
+    .unwrap();
+    let c = Config::load_with_workspace(&path, &[PathBuf::from("/w")]).unwrap();
+    assert_eq!(stdio(&c.servers[0]).3.as_deref(), Some(Path::new("/w")));
+    assert!(Config::load(&path).unwrap().servers[0].transport.is_err());
+}
+
+#[test]
+fn the_server_form_accepts_workspace_variables_with_no_folder_open() {
+    let entry: edit::ServerEntry = serde_json::from_str(
+        r#"{"name": "fs", "type": "stdio", "command": "npx",
+            "args": ["${workspaceFolders}", "--x=${workspaceFolder}"], "cwd": "${workspaceFolder}"}"#,
+    )
+    .unwrap();
+    assert_eq!(edit::validate(&entry, &[]), []);
 }
 
 #[test]
