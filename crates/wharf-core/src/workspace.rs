@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod paths;
 pub mod vars;
+pub mod watch;
 
 /// One MCP root, as `roots/list` returns it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
