@@ -26,6 +26,7 @@ pub async fn run(url: &str, broker: Broker, events: EventsFile) -> Result<ExitCo
         request_timeout: Duration::from_secs(20),
         pinned_era: None,
         uses_workspace: false,
+        expose_roots: true,
     };
     let eras = EraCache::in_memory();
     // The suite says which revision a scenario is for; a wrong hint costs one re-probe, never a failure.

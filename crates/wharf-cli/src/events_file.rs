@@ -99,6 +99,11 @@ pub fn as_notice(event: &HostEvent) -> Option<Value> {
             code,
             message,
         } => Some(json!({"kind": "notice", "server": server, "code": code, "message": message})),
+        HostEvent::Roots {
+            server,
+            roots,
+            answer,
+        } => Some(json!({"kind": "roots", "server": server, "roots": roots, "answer": answer})),
         _ => None,
     }
 }

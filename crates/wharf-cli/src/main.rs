@@ -13,6 +13,8 @@ use std::sync::Arc;
 use clap::{Parser, Subcommand};
 use serde_json::Value;
 use wharf_core::broker::{Broker, DeclaredCapabilities, DeclineAll, ScriptedAgent, UserAgent};
+use wharf_core::roots::SharedWorkspace;
+use wharf_core::workspace::Workspace;
 use wharf_core::{CallOptions, Config, EraCache, Host, HostOptions};
 
 use crate::events_file::EventsFile;
@@ -127,14 +129,15 @@ async fn run(cli: Cli) -> Result<ExitCode, Failure> {
             other => format!("unknown command \"{other}\" (see wharf --help)"),
         }));
     }
-    if !cli.workspace.is_empty() {
-        eprintln!(
-            "wharf: --workspace: workspace folders are accepted but roots are not yet supported"
-        );
+    let workspace = SharedWorkspace::new(Workspace::new(), None);
+    for folder in &cli.workspace {
+        workspace
+            .open(folder)
+            .map_err(|e| Failure(format!("--workspace {e}")))?;
     }
     let events = EventsFile::open(cli.events.as_deref())?;
     let agent = user_agent(&cli)?;
-    let broker = Broker::new(DeclaredCapabilities::default(), agent);
+    let broker = Broker::new(declared(), agent);
     if let Command::Conformance { url } = &cli.command {
         return conformance::run(url, broker, events).await;
     }
@@ -149,6 +152,7 @@ async fn run(cli: Cli) -> Result<ExitCode, Failure> {
     let options = HostOptions {
         eras: Arc::new(EraCache::default_location()),
         restart: matches!(cli.command, Command::Session),
+        workspace,
         ..HostOptions::default()
     };
     match cli.command {
@@ -159,6 +163,14 @@ async fn run(cli: Cli) -> Result<ExitCode, Failure> {
             host.shutdown().await;
             outcome
         }
+    }
+}
+
+/// What Wharf serves to servers today: roots (from the workspace folders).
+fn declared() -> DeclaredCapabilities {
+    DeclaredCapabilities {
+        roots: true,
+        ..DeclaredCapabilities::default()
     }
 }
 

@@ -154,7 +154,33 @@ pub async fn run(
                     Err(e) => reply_err(&out, &id, error_code(&e), &e.to_string()),
                 }
             }
-            cmd @ ("open" | "close" | "subscribe" | "unsubscribe") => reply_err(
+            "open" | "close" => {
+                let Some(path) = command.get("path").and_then(Value::as_str) else {
+                    reply_err(
+                        &out,
+                        &id,
+                        "invalid_command",
+                        "open and close need a \"path\"",
+                    );
+                    continue;
+                };
+                let workspace = host.workspace();
+                let done = if command["cmd"] == "open" {
+                    workspace
+                        .open(std::path::Path::new(path))
+                        .map(|_| ())
+                        .map_err(|e| e.to_string())
+                } else if workspace.close(std::path::Path::new(path)) {
+                    Ok(())
+                } else {
+                    Err(format!("{path} is not an open workspace folder"))
+                };
+                match done {
+                    Ok(()) => reply_ok(&out, &id, json!({"roots": workspace.roots()})),
+                    Err(message) => reply_err(&out, &id, "workspace", &message),
+                }
+            }
+            cmd @ ("subscribe" | "unsubscribe") => reply_err(
                 &out,
                 &id,
                 "not_supported",

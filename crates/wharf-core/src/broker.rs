@@ -64,6 +64,12 @@ pub enum InputAnswer {
 /// Whatever stands for the user: the app's dialogs, terminal prompts, or scripted answers in tests.
 pub trait UserAgent: Send + Sync {
     fn answer(&self, request: InputRequest) -> BoxFuture<'_, InputAnswer>;
+
+    /// Roots are not a question to the user (they follow the server's preference), but a scripted user may refuse
+    /// them for a run: `Some(Decline)` gives the server an empty list.
+    fn roots_override(&self, _server: &str) -> Option<InputAnswer> {
+        None
+    }
 }
 
 /// Which server-to-user requests Wharf declares. Each feature issue turns its kind on when it is served end to end.
@@ -119,6 +125,10 @@ impl Broker {
             capabilities,
             agent,
         }
+    }
+
+    pub fn roots_override(&self, server: &str) -> Option<InputAnswer> {
+        self.agent.roots_override(server)
     }
 
     pub async fn ask(&self, request: InputRequest) -> Result<InputAnswer, BrokerRefusal> {
@@ -229,6 +239,15 @@ impl UserAgent for ScriptedAgent {
     fn answer(&self, request: InputRequest) -> BoxFuture<'_, InputAnswer> {
         let answer = self.next(request.kind);
         Box::pin(async move { answer })
+    }
+
+    fn roots_override(&self, _server: &str) -> Option<InputAnswer> {
+        let has_entry = self
+            .queues
+            .lock()
+            .map(|q| q.contains_key(&InputKind::Roots))
+            .unwrap_or(false);
+        has_entry.then(|| self.next(InputKind::Roots))
     }
 }
 

@@ -65,6 +65,8 @@ pub struct ServerDef {
     /// expansion depends on the open folders, so the host expands it again and restarts the server when they change
     /// (also when it failed for want of an open folder: opening one can fix it).
     pub uses_workspace: bool,
+    /// `"roots": false` shows this server no roots (it gets an empty list); default: the workspace's roots.
+    pub expose_roots: bool,
 }
 
 pub const DEFAULT_PROBE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -85,11 +87,12 @@ impl ServerDef {
     /// Everything that, when changed, needs the server restarted.
     pub fn fingerprint(&self) -> String {
         format!(
-            "{}/{:?}/{:?}/{:?}",
+            "{}/{:?}/{:?}/{:?}/{}",
             self.definition_hash(),
             self.pinned_era,
             self.probe_timeout,
-            self.request_timeout
+            self.request_timeout,
+            self.expose_roots
         )
     }
 
@@ -153,6 +156,7 @@ const SERVER_KEYS: &[&str] = &[
     "probeTimeoutMs",
     "requestTimeoutMs",
     "era",
+    "roots",
     "disabled",
     "dev",
 ];
@@ -267,6 +271,7 @@ impl Config {
                 name: name.clone(),
                 transport,
                 pinned_era: pinned_era.unwrap_or(None),
+                expose_roots: def.get("roots").and_then(Value::as_bool).unwrap_or(true),
                 probe_timeout: millis(def, "probeTimeoutMs").unwrap_or(DEFAULT_PROBE_TIMEOUT),
                 request_timeout: millis(def, "requestTimeoutMs").unwrap_or(DEFAULT_REQUEST_TIMEOUT),
                 uses_workspace: mentions_workspace(def),

@@ -27,6 +27,7 @@ use crate::config::{ServerDef, TransportDef};
 use crate::era::{Era, EraCache, LEGACY_VERSION, MODERN_VERSION};
 use crate::events::{EventSink, HostEvent};
 use crate::process::{ServerProcess, StderrTail};
+use crate::roots::{RootsAccess, SharedWorkspace};
 use crate::stdio_transport::DEFAULT_MAX_MESSAGE_BYTES;
 pub use handler::ProgressRouter;
 use handler::WharfHandler;
@@ -117,6 +118,7 @@ pub struct Connection {
     progress: ProgressRouter,
     events: EventSink,
     broker: Broker,
+    roots: RootsAccess,
     request_timeout: Duration,
 }
 
@@ -127,6 +129,8 @@ pub struct ConnectContext {
     pub events: EventSink,
     pub eras: Arc<EraCache>,
     pub max_message_bytes: usize,
+    /// The folders the roots come from.
+    pub workspace: Arc<SharedWorkspace>,
 }
 
 impl ConnectContext {
@@ -136,13 +140,14 @@ impl ConnectContext {
             events,
             eras,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            workspace: SharedWorkspace::new(Default::default(), None),
         }
     }
 }
 
 fn client_info(broker: &Broker, era: Era) -> ClientConfig {
     ClientConfig::new(
-        WharfHandler::capabilities(broker),
+        WharfHandler::capabilities(broker, era),
         Implementation::new(crate::CLIENT_NAME, crate::CLIENT_VERSION),
     )
     .with_protocol_version(protocol(era))
@@ -237,6 +242,8 @@ impl Connection {
     fn handler(def: &ServerDef, ctx: &ConnectContext, era: Era) -> WharfHandler {
         WharfHandler {
             server: def.name.clone(),
+            roots: RootsAccess::new(&def.name, ctx.workspace.clone(), def.expose_roots),
+            era,
             broker: ctx.broker.clone(),
             events: ctx.events.clone(),
             progress: ProgressRouter::default(),
@@ -257,6 +264,8 @@ impl Connection {
         era: Era,
     ) -> Connection {
         let identity = identity_of(&service, era);
+        // The same bookkeeping the handler answers `roots/list` with (the flags are shared).
+        let roots = service.service().roots.clone();
         if era == Era::Modern {
             if let Some(filter) = listen::filter_for(&identity.capabilities) {
                 let peer = service.peer().clone();
@@ -280,7 +289,22 @@ impl Connection {
             progress,
             events: ctx.events.clone(),
             broker: ctx.broker.clone(),
+            roots,
             request_timeout: def.request_timeout,
+        }
+    }
+
+    /// Tells a legacy server that the roots changed, if it fetched them since it last heard (so a server that never
+    /// asks is never flooded). Modern servers ask through MRTR when they need roots: nothing to push.
+    pub async fn notify_roots_changed(&self) {
+        if self.identity.era != Era::Legacy
+            || !self.broker.capabilities.roots
+            || !self.roots.take_fetched()
+        {
+            return;
+        }
+        if let Err(e) = self.service.peer().notify_roots_list_changed().await {
+            tracing::debug!(server = %self.server, "roots/list_changed not sent: {e}");
         }
     }
 

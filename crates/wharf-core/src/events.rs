@@ -66,6 +66,16 @@ pub enum HostEvent {
         logger: Option<String>,
         data: Value,
     },
+    /// A server was given the roots (possibly none): what the workspace shared with it.
+    Roots {
+        server: String,
+        roots: Vec<crate::workspace::Root>,
+        answer: &'static str,
+    },
+    /// The workspace's roots changed (a folder opened, closed, renamed, deleted or re-created).
+    RootsChanged {
+        roots: Vec<crate::workspace::Root>,
+    },
     /// The server wrote to stderr (at most a few times a second): its tail in the server summary changed.
     Stderr {
         server: String,

@@ -14,10 +14,13 @@ use crate::config::{Config, ServerDef};
 use crate::connection::{ConnectContext, Connection, ConnectionError};
 use crate::era::EraCache;
 use crate::events::{EventSink, HostEvent, ServerStatus};
+use crate::roots::SharedWorkspace;
 
 #[derive(Clone)]
 pub struct HostOptions {
     pub eras: Arc<EraCache>,
+    /// The folders the roots come from (shared with whoever opens and closes them).
+    pub workspace: Arc<SharedWorkspace>,
     /// Restart servers that exit or crash (the app and `session`); one-shot commands connect once.
     pub restart: bool,
     pub max_message_bytes: usize,
@@ -27,6 +30,7 @@ impl Default for HostOptions {
     fn default() -> Self {
         HostOptions {
             eras: Arc::new(EraCache::in_memory()),
+            workspace: SharedWorkspace::new(Default::default(), None),
             restart: false,
             max_message_bytes: crate::stdio_transport::DEFAULT_MAX_MESSAGE_BYTES,
         }
@@ -101,7 +105,11 @@ pub struct ServerSummary {
 
 pub struct Host {
     /// In the configuration's order. Replaced as a whole by `reconfigure`; never held across an await.
-    slots: std::sync::RwLock<Vec<Arc<Slot>>>,
+    slots: Arc<std::sync::RwLock<Vec<Arc<Slot>>>>,
+    /// Whether the task that tells servers about root changes runs.
+    listening: std::sync::atomic::AtomicBool,
+    /// Ends the host's own tasks on shutdown (they hold the event sink, which front ends wait to see closed).
+    stop: tokio_util::sync::CancellationToken,
     ctx: ConnectContext,
     options: HostOptions,
     pub warnings: Vec<String>,
@@ -111,9 +119,12 @@ impl Host {
     pub fn new(config: Config, broker: Broker, events: EventSink, options: HostOptions) -> Host {
         let slots = config.servers.into_iter().map(Slot::new).collect();
         Host {
-            slots: std::sync::RwLock::new(slots),
+            slots: Arc::new(std::sync::RwLock::new(slots)),
+            listening: std::sync::atomic::AtomicBool::new(false),
+            stop: tokio_util::sync::CancellationToken::new(),
             ctx: ConnectContext {
                 max_message_bytes: options.max_message_bytes,
+                workspace: options.workspace.clone(),
                 ..ConnectContext::new(broker, events, options.eras.clone())
             },
             options,
@@ -127,6 +138,10 @@ impl Host {
 
     fn snapshot(&self) -> Vec<Arc<Slot>> {
         self.slots.read().map(|s| s.clone()).unwrap_or_default()
+    }
+
+    fn slots_handle(&self) -> Arc<std::sync::RwLock<Vec<Arc<Slot>>>> {
+        self.slots.clone()
     }
 
     fn slot(&self, name: &str) -> Option<Arc<Slot>> {
@@ -165,8 +180,22 @@ impl Host {
         }
     }
 
-    /// Starts every server, each on its own task.
+    pub fn workspace(&self) -> &Arc<SharedWorkspace> {
+        &self.ctx.workspace
+    }
+
+    /// Starts every server, each on its own task, and from then on tells them when the roots change.
     pub async fn start_all(&self) {
+        if !self
+            .listening
+            .swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            tokio::spawn(announce_roots(
+                Arc::downgrade(&self.slots_handle()),
+                self.ctx.clone(),
+                self.stop.clone(),
+            ));
+        }
         for slot in &self.snapshot() {
             self.start_slot(slot).await;
         }
@@ -257,6 +286,7 @@ impl Host {
 
     /// Stops every server gracefully, in parallel.
     pub async fn shutdown(&self) {
+        self.stop.cancel();
         let slots = self.snapshot();
         futures::future::join_all(slots.iter().map(|s| self.stop_slot(s))).await;
     }
@@ -271,6 +301,39 @@ impl Slot {
             last_stderr: std::sync::Mutex::default(),
             task: RwLock::new(None),
         })
+    }
+}
+
+/// Each time the workspace changes: every ready server that fetched the roots hears `roots/list_changed`, and the
+/// front ends get the new roots. Ends when the host is gone.
+async fn announce_roots(
+    slots: std::sync::Weak<std::sync::RwLock<Vec<Arc<Slot>>>>,
+    ctx: ConnectContext,
+    stop: tokio_util::sync::CancellationToken,
+) {
+    let mut changed = ctx.workspace.subscribe();
+    loop {
+        tokio::select! {
+            _ = stop.cancelled() => return,
+            result = changed.changed() => if result.is_err() { return },
+        }
+        let Some(slots) = slots.upgrade() else { return };
+        let ready: Vec<Arc<Connection>> = slots
+            .read()
+            .map(|s| {
+                s.iter()
+                    .filter_map(|slot| match &*slot.state.borrow() {
+                        SlotState::Ready(conn) => Some(conn.clone()),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        drop(slots);
+        futures::future::join_all(ready.iter().map(|c| c.notify_roots_changed())).await;
+        ctx.events.emit(HostEvent::RootsChanged {
+            roots: ctx.workspace.roots(),
+        });
     }
 }
 
@@ -406,5 +469,11 @@ async fn supervise(slot: Arc<Slot>, ctx: ConnectContext, restart: bool) {
         }
         tokio::time::sleep(backoff).await;
         backoff = (backoff * 2).min(BACKOFF_MAX);
+    }
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        self.stop.cancel();
     }
 }

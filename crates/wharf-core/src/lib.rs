@@ -12,6 +12,7 @@ pub mod fsutil;
 pub mod host;
 pub mod process;
 pub mod redact;
+pub mod roots;
 pub mod stdio_transport;
 pub mod workspace;
 

@@ -12,6 +12,7 @@ use rmcp::model::{
     ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequestParams, ElicitResult, ErrorCode, ErrorData, Implementation, ListRootsResult,
     LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, ProtocolVersion,
+    RootsCapabilities,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use rmcp::ClientHandler;
@@ -91,6 +92,8 @@ impl Drop for ProgressGuard {
 
 pub struct WharfHandler {
     pub server: String,
+    pub roots: crate::roots::RootsAccess,
+    pub era: crate::era::Era,
     pub broker: Broker,
     pub events: EventSink,
     pub progress: ProgressRouter,
@@ -99,9 +102,15 @@ pub struct WharfHandler {
 
 impl WharfHandler {
     /// The capabilities Wharf declares: exactly what the broker can serve. Each feature issue adds its capability
-    /// here together with the answer mapping below; until then none of roots, elicitation or sampling is declared.
-    pub fn capabilities(_broker: &Broker) -> ClientCapabilities {
-        ClientCapabilities::default()
+    /// here together with its answer; roots carry `listChanged` only in the handshake era (2026-07-28 removed it).
+    pub fn capabilities(broker: &Broker, era: crate::era::Era) -> ClientCapabilities {
+        let mut caps = ClientCapabilities::default();
+        if broker.capabilities.roots {
+            let mut roots = RootsCapabilities::default();
+            roots.list_changed = (era == crate::era::Era::Legacy).then_some(true);
+            caps.roots = Some(roots);
+        }
+        caps
     }
 
     async fn ask(&self, kind: InputKind, params: Value) -> Result<InputAnswer, ErrorData> {
@@ -113,6 +122,12 @@ impl WharfHandler {
         };
         self.broker.ask(request).await.map_err(refusal_error)
     }
+}
+
+fn wire_root(root: crate::workspace::Root) -> rmcp::model::Root {
+    let mut wire = rmcp::model::Root::new(root.uri);
+    wire.name = Some(root.name);
+    wire
 }
 
 pub fn refusal_error(refusal: BrokerRefusal) -> ErrorData {
@@ -133,7 +148,7 @@ fn undeliverable(kind: InputKind, answer: InputAnswer) -> ErrorData {
 impl ClientHandler for WharfHandler {
     fn get_info(&self) -> ClientConfig {
         ClientConfig::new(
-            Self::capabilities(&self.broker),
+            Self::capabilities(&self.broker, self.era),
             Implementation::new(crate::CLIENT_NAME, crate::CLIENT_VERSION),
         )
         .with_protocol_version(self.protocol_version.clone())
@@ -153,8 +168,13 @@ impl ClientHandler for WharfHandler {
         &self,
         _context: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
-        let answer = self.ask(InputKind::Roots, Value::Null).await?;
-        Err(undeliverable(InputKind::Roots, answer))
+        if !self.broker.capabilities.roots {
+            return Err(refusal_error(BrokerRefusal::Undeclared(InputKind::Roots)));
+        }
+        let roots = self.roots.answer(&self.broker, &self.events, false);
+        Ok(ListRootsResult::new(
+            roots.into_iter().map(wire_root).collect(),
+        ))
     }
 
     async fn create_elicitation(

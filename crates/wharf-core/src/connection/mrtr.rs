@@ -190,6 +190,16 @@ impl Connection {
         let mut responses = InputResponses::new();
         for (key, request) in requests {
             let (kind, params) = classify(&request);
+            if kind == InputKind::Roots && self.broker.capabilities.roots {
+                // Roots are not a question to the user: the workspace and the server's preference answer them.
+                let roots = self.roots.answer(&self.broker, &self.events, true);
+                let value = serde_json::json!({ "roots": roots });
+                let response = serde_json::from_value(value).map_err(|e| {
+                    ConnectionError::Protocol(format!("cannot encode the roots for {key}: {e}"))
+                })?;
+                responses.insert(key, response);
+                continue;
+            }
             let asked = InputRequest {
                 server: self.server.clone(),
                 kind,

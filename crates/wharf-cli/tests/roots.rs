@@ -1,0 +1,209 @@
+//! Workspace folders become roots: the reference filesystem server (which calls `roots/list` after the handshake and
+//! again on `notifications/roots/list_changed`) and the python SDK server in the modern era (roots through MRTR).
+
+// Integration tests: a failed unwrap is a failed test, with its message.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "support/peers.rs"]
+mod peers;
+
+use std::path::{Path, PathBuf};
+
+use peers::*;
+use serde_json::{json, Value};
+
+fn filesystem_js() -> PathBuf {
+    let path =
+        peers().join("npm/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+    assert!(
+        path.exists(),
+        "{} is missing: run scripts/deps.sh",
+        path.display()
+    );
+    path
+}
+
+fn fs_server() -> Value {
+    stdio_server(Path::new("node"), &[filesystem_js().to_str().unwrap()])
+}
+
+fn folder(base: &Path, name: &str) -> PathBuf {
+    let p = base.join(name);
+    std::fs::create_dir_all(&p).unwrap();
+    p.canonicalize().unwrap()
+}
+
+/// What the filesystem server says it may access, one directory per line.
+fn allowed(session: &mut Session, id: i64) -> Vec<String> {
+    session.send(json!({"id": id, "cmd": "call", "server": "fs", "tool": "list_allowed_directories", "args": {}}));
+    let reply = session.reply(id);
+    assert_eq!(reply["ok"], true, "{reply}");
+    let text = reply["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    text.lines().skip(1).map(str::to_string).collect()
+}
+
+/// Waits until the filesystem server has fetched the roots `n` times (it does so after every list_changed) and
+/// applied them: it says so on stderr ("Updated allowed directories from MCP roots"), which reaches the session as
+/// `stderr` events and in the server summary.
+fn fetched(session: &mut Session, n: usize) -> Value {
+    let fetch = session.wait_for_nth("the filesystem server fetching roots", n, |v| {
+        v["event"] == "roots" && v["server"] == "fs"
+    });
+    let mut stderr_events = session
+        .seen
+        .iter()
+        .filter(|v| v["event"] == "stderr" && v["server"] == "fs")
+        .count();
+    for probe in 0.. {
+        let id = 10_000 + (n as i64) * 100 + probe;
+        session.send(json!({"id": id, "cmd": "servers"}));
+        let reply = session.reply(id);
+        let fs = reply["result"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == "fs")
+            .unwrap()
+            .clone();
+        if fs["stderr"]
+            .as_str()
+            .unwrap_or("")
+            .matches("Updated allowed directories")
+            .count()
+            >= n
+        {
+            break;
+        }
+        stderr_events += 1;
+        session.wait_for_nth("the filesystem server's stderr", stderr_events, |v| {
+            v["event"] == "stderr" && v["server"] == "fs"
+        });
+    }
+    fetch
+}
+
+#[test]
+fn the_filesystem_server_follows_open_and_close() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (
+        folder(tmp.path(), "alpha"),
+        folder(tmp.path(), "beta dir #2"),
+    );
+    let scratch = Scratch::new(json!({"servers": {"fs": fs_server()}}));
+    let mut session = scratch.session_with(&["--workspace", a.to_str().unwrap()]);
+    let first = fetched(&mut session, 1);
+    assert_eq!(first["roots"][0]["name"], "alpha", "{first}");
+    assert_eq!(allowed(&mut session, 1), vec![a.display().to_string()]);
+
+    session.send(json!({"id": 2, "cmd": "open", "path": b}));
+    let reply = session.reply(2);
+    assert_eq!(
+        reply["result"]["roots"].as_array().unwrap().len(),
+        2,
+        "{reply}"
+    );
+    session.event("roots_changed", |v| v["event"] == "roots_changed");
+    fetched(&mut session, 2);
+    session.send(json!({"id": 3, "cmd": "close", "path": a}));
+    assert_eq!(session.reply(3)["ok"], true);
+    let third = fetched(&mut session, 3);
+    assert_eq!(third["roots"].as_array().unwrap().len(), 1, "{third}");
+    // The URI is percent-encoded (space and #), and the server decodes it back to the folder.
+    assert!(
+        third["roots"][0]["uri"]
+            .as_str()
+            .unwrap()
+            .ends_with("/beta%20dir%20%232"),
+        "{third}"
+    );
+    assert_eq!(allowed(&mut session, 4), vec![b.display().to_string()]);
+
+    session.send(json!({"id": 5, "cmd": "close", "path": a}));
+    assert_eq!(
+        session.reply(5)["error"]["code"],
+        "workspace",
+        "closing what is not open is a clear error"
+    );
+    assert!(session.quit().success());
+}
+
+#[test]
+fn roots_reach_a_modern_server_through_mrtr_with_a_deprecation_notice() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = folder(tmp.path(), "ünïcødé work");
+    let py = stdio_server(&python(), &[fixture("py_server.py").to_str().unwrap()]);
+    let scratch = Scratch::new(json!({"servers": {"py": py}}));
+    let events = scratch.dir.path().join("events.jsonl");
+    let out = scratch
+        .wharf()
+        .args([
+            "--workspace",
+            a.to_str().unwrap(),
+            "--events",
+            events.to_str().unwrap(),
+            "call",
+            "py",
+            "roots",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_text(&out));
+    let text = stdout_json(&out)["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let expected = url::Url::from_file_path(&a).unwrap().to_string();
+    assert_eq!(
+        text, expected,
+        "the modern server got the root through MRTR"
+    );
+    let written = std::fs::read_to_string(&events).unwrap();
+    let lines: Vec<Value> = written
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(lines.iter().any(|l| l["kind"] == "roots"
+        && l["answer"] == "accept"
+        && l["roots"][0]["uri"] == expected));
+    let notices: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["code"] == "deprecated_capability")
+        .collect();
+    assert_eq!(notices.len(), 1, "once per server: {written}");
+}
+
+#[test]
+fn a_server_not_allowed_roots_and_a_scripted_decline_get_an_empty_list() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = folder(tmp.path(), "a");
+    let py = |roots: bool| {
+        let mut def = stdio_server(&python(), &[fixture("py_server.py").to_str().unwrap()]);
+        def["roots"] = json!(roots);
+        def
+    };
+    let scratch = Scratch::new(json!({"servers": {"private": py(false), "shared": py(true)}}));
+    let run = |server: &str, extra: &[&str]| {
+        let mut cmd = scratch.wharf();
+        cmd.args(["--workspace", a.to_str().unwrap()])
+            .args(extra)
+            .args(["call", server, "roots"]);
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{}", stderr_text(&out));
+        stdout_json(&out)["content"][0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
+    assert_eq!(run("private", &[]), "", "the preference says no roots");
+    assert!(run("shared", &[]).starts_with("file:///"));
+    let answers = scratch.dir.path().join("answers.json");
+    std::fs::write(&answers, r#"{"roots": {"action": "decline"}}"#).unwrap();
+    assert_eq!(
+        run("shared", &["--answers", answers.to_str().unwrap()]),
+        "",
+        "a scripted decline overrides"
+    );
+}

@@ -1,0 +1,168 @@
+//! Roots as servers see them: the shared workspace, each server's preference, and the bookkeeping that keeps
+//! `notifications/roots/list_changed` from flooding (a legacy server hears of a change only if it fetched the roots
+//! since the last time it heard).
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, RwLock};
+
+use crate::broker::{Broker, InputAnswer};
+use crate::events::{EventSink, HostEvent};
+use crate::workspace::{Root, Workspace, WorkspaceError};
+
+/// The workspace every connection reads, with a change counter the host watches.
+#[derive(Debug)]
+pub struct SharedWorkspace {
+    workspace: RwLock<Workspace>,
+    changed: tokio::sync::watch::Sender<u64>,
+    /// Where the app keeps the workspace between runs; the CLI keeps none.
+    file: Option<PathBuf>,
+}
+
+impl SharedWorkspace {
+    pub fn new(workspace: Workspace, file: Option<PathBuf>) -> Arc<SharedWorkspace> {
+        Arc::new(SharedWorkspace {
+            workspace: RwLock::new(workspace),
+            changed: tokio::sync::watch::Sender::new(0),
+            file,
+        })
+    }
+
+    pub fn roots(&self) -> Vec<Root> {
+        self.workspace.read().map(|w| w.roots()).unwrap_or_default()
+    }
+
+    pub fn folders(&self) -> Vec<PathBuf> {
+        self.workspace
+            .read()
+            .map(|w| w.folders().to_vec())
+            .unwrap_or_default()
+    }
+
+    /// The canonical folders behind the roots (for checking path arguments).
+    pub fn root_paths(&self) -> Vec<PathBuf> {
+        self.workspace
+            .read()
+            .map(|w| w.root_paths())
+            .unwrap_or_default()
+    }
+
+    pub fn open(&self, path: &Path) -> Result<bool, WorkspaceError> {
+        let opened = match self.workspace.write() {
+            Ok(mut w) => w.open(path)?,
+            Err(_) => false,
+        };
+        if opened {
+            self.changed_now();
+        }
+        Ok(opened)
+    }
+
+    pub fn close(&self, path: &Path) -> bool {
+        let closed = self
+            .workspace
+            .write()
+            .map(|mut w| w.close(path))
+            .unwrap_or(false);
+        if closed {
+            self.changed_now();
+        }
+        closed
+    }
+
+    /// A folder moved on disk: the workspace follows it.
+    pub fn follow_rename(&self, from: &Path, to: &Path) {
+        let followed = self
+            .workspace
+            .write()
+            .map(|mut w| w.follow_rename(from, to))
+            .unwrap_or(false);
+        if followed {
+            self.changed_now();
+        }
+    }
+
+    /// Something on disk may have changed the roots (a folder vanished or came back): recompute and tell.
+    pub fn touch(&self) {
+        self.changed.send_modify(|n| *n += 1);
+    }
+
+    pub fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changed.subscribe()
+    }
+
+    fn changed_now(&self) {
+        if let Some(file) = &self.file {
+            let saved = self
+                .workspace
+                .read()
+                .map_err(|e| e.to_string())
+                .and_then(|w| w.save(file).map_err(|e| e.to_string()));
+            if let Err(e) = saved {
+                tracing::warn!("cannot save the workspace to {}: {e}", file.display());
+            }
+        }
+        self.touch();
+    }
+}
+
+/// What one connection needs to answer roots requests.
+#[derive(Debug, Clone)]
+pub struct RootsAccess {
+    pub server: String,
+    pub workspace: Arc<SharedWorkspace>,
+    /// The server's preference: share the workspace's roots, or show it none.
+    pub expose: bool,
+    /// Set when the server fetched the roots; cleared when it is told they changed.
+    pub fetched: Arc<AtomicBool>,
+    /// The deprecation notice is shown once per server.
+    pub noticed: Arc<AtomicBool>,
+}
+
+impl RootsAccess {
+    pub fn new(server: &str, workspace: Arc<SharedWorkspace>, expose: bool) -> RootsAccess {
+        RootsAccess {
+            server: server.to_string(),
+            workspace,
+            expose,
+            fetched: Arc::default(),
+            noticed: Arc::default(),
+        }
+    }
+
+    /// The roots this server gets now, reported as a `roots` event (what the user would want to know was shared).
+    /// `modern`: the request came through MRTR from a 2026-07-28 server, where roots are deprecated.
+    pub fn answer(&self, broker: &Broker, events: &EventSink, modern: bool) -> Vec<Root> {
+        if modern && !self.noticed.swap(true, Ordering::Relaxed) {
+            events.emit(HostEvent::Notice {
+                server: Some(self.server.clone()),
+                code: "deprecated_capability".into(),
+                message: "roots is deprecated since 2026-07-28 (SEP-2577): prefer paths in tool arguments or in the \
+                          server's configuration"
+                    .into(),
+            });
+        }
+        let declined = matches!(
+            broker.roots_override(&self.server),
+            Some(InputAnswer::Decline | InputAnswer::Cancel)
+        );
+        let shared = self.expose && !declined;
+        let roots = if shared {
+            self.workspace.roots()
+        } else {
+            Vec::new()
+        };
+        self.fetched.store(true, Ordering::Relaxed);
+        events.emit(HostEvent::Roots {
+            server: self.server.clone(),
+            roots: roots.clone(),
+            answer: if shared { "accept" } else { "decline" },
+        });
+        roots
+    }
+
+    /// True (once) when this server should hear that the roots changed: it fetched them since it last heard.
+    pub fn take_fetched(&self) -> bool {
+        self.fetched.swap(false, Ordering::Relaxed)
+    }
+}
