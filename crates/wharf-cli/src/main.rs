@@ -135,6 +135,12 @@ async fn run(cli: Cli) -> Result<ExitCode, Failure> {
             .open(folder)
             .map_err(|e| Failure(format!("--workspace {e}")))?;
     }
+    if matches!(cli.command, Command::Session) {
+        // A long-running host follows its folders on disk; a one-shot command is over before they could move.
+        if let Err(e) = workspace.watch() {
+            eprintln!("wharf: cannot watch the workspace folders ({e}); renames on disk will not be followed");
+        }
+    }
     let events = EventsFile::open(cli.events.as_deref())?;
     let agent = user_agent(&cli)?;
     let broker = Broker::new(declared(), agent);

@@ -207,3 +207,45 @@ fn a_server_not_allowed_roots_and_a_scripted_decline_get_an_empty_list() {
         "a scripted decline overrides"
     );
 }
+
+#[test]
+fn a_storm_of_deletes_and_re_creations_collapses_into_few_notifications() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (d, e) = (folder(tmp.path(), "stormy"), folder(tmp.path(), "calm"));
+    let scratch = Scratch::new(json!({"servers": {"fs": fs_server()}}));
+    let mut session = scratch.session_with(&[
+        "--workspace",
+        d.to_str().unwrap(),
+        "--workspace",
+        e.to_str().unwrap(),
+    ]);
+    fetched(&mut session, 1);
+    let before = session.seen.len();
+    for _ in 0..1000 {
+        std::fs::remove_dir(&d).unwrap();
+        std::fs::create_dir(&d).unwrap();
+    }
+    std::fs::remove_dir(&d).unwrap();
+    // The storm ends with the folder gone: the roots settle on the calm one alone.
+    let settled = session.event("roots without the stormy folder", |v| {
+        v["event"] == "roots_changed" && v["roots"].as_array().is_some_and(|r| r.len() == 1)
+    });
+    assert!(
+        settled["roots"][0]["uri"]
+            .as_str()
+            .unwrap()
+            .ends_with("/calm"),
+        "{settled}"
+    );
+    let changes = session.seen[before..]
+        .iter()
+        .filter(|v| v["event"] == "roots_changed")
+        .count();
+    let fetches = session.seen[before..]
+        .iter()
+        .filter(|v| v["event"] == "roots")
+        .count();
+    println!("1,000 delete/create cycles: {changes} roots_changed event(s), {fetches} roots/list fetch(es) by the server");
+    assert!(changes <= 5, "{changes} notifications for one storm");
+    assert!(session.quit().success());
+}

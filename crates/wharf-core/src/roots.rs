@@ -8,15 +8,25 @@ use std::sync::{Arc, RwLock};
 
 use crate::broker::{Broker, InputAnswer};
 use crate::events::{EventSink, HostEvent};
+use crate::workspace::watch::{FolderChange, FolderWatcher, WatchError};
 use crate::workspace::{Root, Workspace, WorkspaceError};
 
 /// The workspace every connection reads, with a change counter the host watches.
-#[derive(Debug)]
 pub struct SharedWorkspace {
     workspace: RwLock<Workspace>,
     changed: tokio::sync::watch::Sender<u64>,
     /// Where the app keeps the workspace between runs; the CLI keeps none.
     file: Option<PathBuf>,
+    /// Watches the folders on disk once `watch` is called.
+    watcher: std::sync::Mutex<Option<FolderWatcher>>,
+}
+
+impl std::fmt::Debug for SharedWorkspace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedWorkspace")
+            .field("workspace", &self.workspace)
+            .finish()
+    }
 }
 
 impl SharedWorkspace {
@@ -25,7 +35,55 @@ impl SharedWorkspace {
             workspace: RwLock::new(workspace),
             changed: tokio::sync::watch::Sender::new(0),
             file,
+            watcher: std::sync::Mutex::new(None),
         })
+    }
+
+    /// Follows the folders on disk from now on: a rename is followed, a folder deleted or re-created changes the
+    /// roots. Files changing inside a folder do not (only the folders and their parents are watched).
+    pub fn watch(self: &Arc<Self>) -> Result<(), WatchError> {
+        let weak = Arc::downgrade(self);
+        let watcher = FolderWatcher::new(move |changes| {
+            if let Some(workspace) = weak.upgrade() {
+                workspace.apply(changes);
+            }
+        })?;
+        watcher.set_folders(&self.folders())?;
+        if let Ok(mut slot) = self.watcher.lock() {
+            *slot = Some(watcher);
+        }
+        Ok(())
+    }
+
+    fn apply(&self, changes: Vec<FolderChange>) {
+        let mut moved = false;
+        for change in &changes {
+            if let FolderChange::Renamed { from, to } = change {
+                moved |= self
+                    .workspace
+                    .write()
+                    .map(|mut w| w.follow_rename(from, to))
+                    .unwrap_or(false);
+            }
+        }
+        tracing::debug!(?changes, "workspace folders changed on disk");
+        if moved {
+            self.changed_now();
+        } else {
+            self.touch();
+        }
+    }
+
+    /// Points the watcher (if any) at the current folders.
+    fn rearm(&self) {
+        let folders = self.folders();
+        if let Ok(watcher) = self.watcher.lock() {
+            if let Some(watcher) = watcher.as_ref() {
+                if let Err(e) = watcher.set_folders(&folders) {
+                    tracing::warn!("cannot watch the workspace folders: {e}");
+                }
+            }
+        }
     }
 
     pub fn roots(&self) -> Vec<Root> {
@@ -92,6 +150,7 @@ impl SharedWorkspace {
     }
 
     fn changed_now(&self) {
+        self.rearm();
         if let Some(file) = &self.file {
             let saved = self
                 .workspace
