@@ -26,7 +26,7 @@ struct Args {
     /// The configuration file (VS Code mcp.json or Claude Desktop's mcpServers). Default: ~/.config/wharf/mcp.json.
     #[arg(long, env = "WHARF_CONFIG", value_name = "PATH")]
     config: Option<PathBuf>,
-    /// Folders to open as workspace folders (they become roots once roots land; accepted now so launchers work).
+    /// Folders to open as workspace folders (they become the servers' roots).
     #[arg(value_name = "FOLDER")]
     folders: Vec<PathBuf>,
 }
@@ -36,11 +36,8 @@ fn main() -> ExitCode {
     let _logs = logs::init(redactor.clone());
     let args = Args::parse();
     let smoke = std::env::var("WHARF_APP_SMOKE").is_ok_and(|v| v == "1");
-    if !args.folders.is_empty() {
-        tracing::info!(folders = ?args.folders, "workspace folders are not opened yet: roots come in a later version");
-    }
     let startup = shell::Startup::load(args.config);
-    match shell::run(startup, smoke, redactor) {
+    match shell::run(startup, smoke, redactor, args.folders) {
         Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
         Err(e) => {
             tracing::error!("wharf-app failed to start: {e}");

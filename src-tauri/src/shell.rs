@@ -6,9 +6,11 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use tauri::{AppHandle, Emitter, Manager, RunEvent};
-use wharf_core::broker::Broker;
+use wharf_core::broker::{Broker, DeclaredCapabilities};
+use wharf_core::roots::SharedWorkspace;
 use wharf_core::config::edit::{ConfigDocument, EraChoice, ServerEntry, ServerKind};
 use wharf_core::redact::Redactor;
+use wharf_core::workspace::Workspace;
 use wharf_core::{Config, ConfigError, EraCache, EventSink, Host, HostEvent, HostOptions};
 
 use crate::agent::SharedAgent;
@@ -147,7 +149,12 @@ impl Shell {
 }
 
 /// Runs the app until its window closes (or a signal or the smoke test ends it) and returns the exit code.
-pub fn run(startup: Startup, smoke: bool, redactor: Redactor) -> Result<i32, tauri::Error> {
+pub fn run(
+    startup: Startup,
+    smoke: bool,
+    redactor: Redactor,
+    folders: Vec<PathBuf>,
+) -> Result<i32, tauri::Error> {
     let Startup {
         config,
         mut report,
@@ -160,8 +167,17 @@ pub fn run(startup: Startup, smoke: bool, redactor: Redactor) -> Result<i32, tau
     let config_path = config.path.clone();
     let app = tauri::Builder::default()
         // First: a second launch must reach this instance before anything else starts.
-        .plugin(tauri_plugin_single_instance::init(|app, argv, _cwd| {
+        .plugin(tauri_plugin_single_instance::init(|app, argv, cwd| {
             tracing::info!(?argv, "second launch: focusing the running Wharf");
+            // The second launch's folder arguments open here (relative ones against its working directory).
+            if let Some(shell) = app.try_state::<Shell>() {
+                for arg in argv.iter().skip(1).filter(|a| !a.starts_with('-')) {
+                    let path = std::path::Path::new(&cwd).join(arg);
+                    if path.is_dir() {
+                        open_folder(&shell, &path);
+                    }
+                }
+            }
             crate::window::focus(app);
         }))
         .invoke_handler(tauri::generate_handler![
@@ -187,7 +203,8 @@ pub fn run(startup: Startup, smoke: bool, redactor: Redactor) -> Result<i32, tau
             let handle = app.handle().clone();
             let agent = SharedAgent::default();
             agent.attach(handle.clone());
-            let host = Arc::new(new_host(config, handle.clone(), agent.clone()));
+            let workspace = load_workspace(&mut report);
+            let host = Arc::new(new_host(config, handle.clone(), agent.clone(), workspace.clone()));
             let probe = smoke.then(Probe::default);
             let size = state.window_size();
             app.manage(Shell {
@@ -201,6 +218,14 @@ pub fn run(startup: Startup, smoke: bool, redactor: Redactor) -> Result<i32, tau
                 state,
                 redactor,
             });
+            if let Some(shell) = app.try_state::<Shell>() {
+                for folder in &folders {
+                    open_folder(&shell, folder);
+                }
+            }
+            if let Err(e) = workspace.watch() {
+                tracing::warn!("cannot watch the workspace folders ({e}); renames on disk will not be followed");
+            }
             // A failed setup makes Tauri panic; exit with an error and a log line instead.
             if let Err(e) = crate::window::open(&handle, size) {
                 tracing::error!("cannot open the window: {e}");
@@ -223,7 +248,12 @@ pub fn run(startup: Startup, smoke: bool, redactor: Redactor) -> Result<i32, tau
     }))
 }
 
-fn new_host(config: Config, handle: AppHandle, agent: SharedAgent) -> Host {
+fn new_host(
+    config: Config,
+    handle: AppHandle,
+    agent: SharedAgent,
+    workspace: Arc<SharedWorkspace>,
+) -> Host {
     let events = EventSink::new(move |event: HostEvent| {
         // Fails only when no webview is left (the app is closing); the host must go on either way.
         if let Err(e) = handle.emit(HOST_EVENT, &event) {
@@ -232,13 +262,44 @@ fn new_host(config: Config, handle: AppHandle, agent: SharedAgent) -> Host {
     });
     // The broker declares nothing yet (roots, elicitation and sampling come with their issues); what it will pass on
     // reaches the dialog host through the app's agent.
-    let broker = Broker::new(Default::default(), agent);
+    // Roots come from the workspace; elicitation and sampling arrive with their issues, through the app's agent.
+    let declared = DeclaredCapabilities {
+        roots: true,
+        ..DeclaredCapabilities::default()
+    };
+    let broker = Broker::new(declared, agent);
     let options = HostOptions {
         restart: true,
         eras: Arc::new(EraCache::default_location()),
+        workspace,
         ..HostOptions::default()
     };
     Host::new(config, broker, events, options)
+}
+
+/// The workspace of the last run, from `$XDG_CONFIG_HOME/wharf/workspace.json`; a corrupt file is set aside and
+/// reported, and the app starts with no folder open.
+fn load_workspace(report: &mut StartupReport) -> Arc<SharedWorkspace> {
+    let file = wharf_core::config::config_dir().join("workspace.json");
+    let workspace = match Workspace::load(&file) {
+        Ok(w) => w,
+        Err(e) => {
+            let aside = file.with_extension("json.corrupt");
+            let _ = std::fs::rename(&file, &aside);
+            report.warnings.push(format!(
+                "The workspace file was unreadable ({e}); it was moved to {} and no folder is open.",
+                aside.display()
+            ));
+            Workspace::new()
+        }
+    };
+    SharedWorkspace::new(workspace, Some(file))
+}
+
+pub fn open_folder(shell: &Shell, path: &std::path::Path) {
+    if let Err(e) = shell.host.workspace().open(path) {
+        tracing::warn!("cannot open {} as a workspace folder: {e}", path.display());
+    }
 }
 
 fn remember_window(handle: &AppHandle) {
