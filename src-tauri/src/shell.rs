@@ -7,9 +7,9 @@ use std::sync::Arc;
 use serde::Serialize;
 use tauri::{AppHandle, Emitter, Manager, RunEvent};
 use wharf_core::broker::{Broker, DeclaredCapabilities};
-use wharf_core::roots::SharedWorkspace;
 use wharf_core::config::edit::{ConfigDocument, EraChoice, ServerEntry, ServerKind};
 use wharf_core::redact::Redactor;
+use wharf_core::roots::SharedWorkspace;
 use wharf_core::workspace::Workspace;
 use wharf_core::{Config, ConfigError, EraCache, EventSink, Host, HostEvent, HostOptions};
 
@@ -204,6 +204,13 @@ pub fn run(
             let agent = SharedAgent::default();
             agent.attach(handle.clone());
             let workspace = load_workspace(&mut report);
+            // The configuration may name the workspace folders (`${workspaceFolder}`): read it with them.
+            let config = if config.servers.iter().any(|s| s.uses_workspace) && config.path.exists() {
+                Config::load_with_workspace(&config.path, &workspace.folders()).unwrap_or(config)
+            } else {
+                config
+            };
+            let follow_path = config.path.clone();
             let host = Arc::new(new_host(config, handle.clone(), agent.clone(), workspace.clone()));
             let probe = smoke.then(Probe::default);
             let size = state.window_size();
@@ -232,7 +239,7 @@ pub fn run(
                 handle.exit(1);
                 return Ok(());
             }
-            tauri::async_runtime::spawn(start(host, handle.clone(), probe));
+            tauri::async_runtime::spawn(start(host, handle.clone(), probe, follow_path));
             #[cfg(unix)]
             tauri::async_runtime::spawn(exit_on_signal(handle));
             Ok(())
@@ -318,8 +325,9 @@ fn remember_window(handle: &AppHandle) {
     }
 }
 
-async fn start(host: Arc<Host>, handle: AppHandle, probe: Option<Probe>) {
+async fn start(host: Arc<Host>, handle: AppHandle, probe: Option<Probe>, config_path: PathBuf) {
     host.start_all().await;
+    host.follow_workspace(config_path);
     if let Some(probe) = probe {
         crate::smoke::run(host, handle, probe).await;
     }

@@ -151,7 +151,7 @@ async fn run(cli: Cli) -> Result<ExitCode, Failure> {
         .config
         .clone()
         .unwrap_or_else(wharf_core::config::default_config_path);
-    let config = Config::load(&config_path)?;
+    let config = Config::load_with_workspace(&config_path, &workspace.folders())?;
     for warning in &config.warnings {
         eprintln!("wharf: warning: {warning}");
     }

@@ -49,11 +49,13 @@ pub async fn run(
             }
         })
     };
+    let config_path = config.path.clone();
     let host = Arc::new(Host::new(config, broker, sink, options));
     for warning in &host.warnings {
         let _ = out.send(json!({"event": "notice", "code": "config_warning", "message": warning}));
     }
     host.start_all().await;
+    host.follow_workspace(config_path);
 
     let calls: Arc<Mutex<HashMap<String, CancellationToken>>> = Arc::default();
     let mut tasks = JoinSet::new();

@@ -249,3 +249,29 @@ fn a_storm_of_deletes_and_re_creations_collapses_into_few_notifications() {
     assert!(changes <= 5, "{changes} notifications for one storm");
     assert!(session.quit().success());
 }
+
+#[test]
+fn a_server_configured_with_the_workspace_folders_restarts_when_they_change() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (folder(tmp.path(), "one"), folder(tmp.path(), "two"));
+    // The alternative to roots: the folders as arguments ("roots": false, so the server sees only its arguments).
+    let fs = json!({"command": "node", "args": [filesystem_js(), "${workspaceFolders}"], "roots": false});
+    let scratch = Scratch::new(json!({"servers": {"fs": fs}}));
+    let mut session = scratch.session_with(&["--workspace", a.to_str().unwrap()]);
+    session.event("fs ready", |v| {
+        v["event"] == "server_status" && v["status"] == "ready"
+    });
+    assert_eq!(allowed(&mut session, 1), vec![a.display().to_string()]);
+    session.send(json!({"id": 2, "cmd": "open", "path": b}));
+    assert_eq!(session.reply(2)["ok"], true);
+    let notice = session.event("the restart notice", |v| v["code"] == "workspace_restart");
+    assert_eq!(notice["server"], "fs");
+    session.wait_for_nth("fs ready again", 2, |v| {
+        v["event"] == "server_status" && v["status"] == "ready"
+    });
+    assert_eq!(
+        allowed(&mut session, 3),
+        vec![a.display().to_string(), b.display().to_string()]
+    );
+    assert!(session.quit().success());
+}

@@ -2,6 +2,7 @@
 //! blocks another or the caller; a crashed server is restarted with backoff (when asked to) and its in-flight calls
 //! fail at once with the reason.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -182,6 +183,52 @@ impl Host {
 
     pub fn workspace(&self) -> &Arc<SharedWorkspace> {
         &self.ctx.workspace
+    }
+
+    /// Servers whose configuration names the workspace (`${workspaceFolder}`...) restart with the new folders when it
+    /// changes; the others are untouched. Reads `config_path` again each time (the file is the truth).
+    pub fn follow_workspace(self: &Arc<Self>, config_path: PathBuf) {
+        let host = Arc::downgrade(self);
+        let mut changed = self.ctx.workspace.subscribe();
+        let stop = self.stop.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    _ = stop.cancelled() => return,
+                    result = changed.changed() => if result.is_err() { return },
+                }
+                let Some(host) = host.upgrade() else { return };
+                let uses = host
+                    .snapshot()
+                    .iter()
+                    .filter(|s| s.def.uses_workspace)
+                    .map(|s| s.def.name.clone())
+                    .collect::<Vec<_>>();
+                if uses.is_empty() {
+                    continue;
+                }
+                let folders = host.ctx.workspace.folders();
+                match Config::load_with_workspace(&config_path, &folders) {
+                    Ok(config) => {
+                        for name in &uses {
+                            host.ctx.events.emit(HostEvent::Notice {
+                                server: Some(name.clone()),
+                                code: "workspace_restart".into(),
+                                message: "restarting: its configuration uses the workspace folders, which changed".into(),
+                            });
+                        }
+                        host.reconfigure(config).await;
+                    }
+                    Err(e) => host.ctx.events.emit(HostEvent::Notice {
+                        server: None,
+                        code: "config_error".into(),
+                        message: format!(
+                            "the workspace changed but the configuration cannot be read: {e}"
+                        ),
+                    }),
+                }
+            }
+        });
     }
 
     /// Starts every server, each on its own task, and from then on tells them when the roots change.
