@@ -58,6 +58,7 @@ impl From<ConnectionError> for CommandError {
             ConnectionError::Timeout(_) => "timeout",
             ConnectionError::Cancelled => "cancelled",
             ConnectionError::Protocol(_) => "protocol",
+            ConnectionError::Refused(_) => "refused",
         };
         CommandError::new(code, e.to_string())
     }
@@ -131,6 +132,7 @@ pub async fn call_tool(
     let options = CallOptions {
         cancel,
         label: Some(Value::String(call_id.clone())),
+        on_behalf_of_user: true,
         ..CallOptions::default()
     };
     let result = async {

@@ -242,6 +242,7 @@ async fn one_shot(host: &Host, command: Command) -> Result<ExitCode, Failure> {
             });
             let options = CallOptions {
                 cancel,
+                on_behalf_of_user: true,
                 ..CallOptions::default()
             };
             let result = conn

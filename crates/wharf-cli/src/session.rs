@@ -230,6 +230,7 @@ async fn call(host: &Host, out: &Out, command: &Value, id: &Value, cancel: Cance
             .get("timeoutMs")
             .and_then(Value::as_u64)
             .map(std::time::Duration::from_millis),
+        on_behalf_of_user: true,
         ..CallOptions::default()
     };
     let result = async {
@@ -255,6 +256,7 @@ fn error_code(e: &ConnectionError) -> &'static str {
         ConnectionError::Cancelled => "cancelled",
         ConnectionError::Protocol(_) => "protocol",
         ConnectionError::UnknownServer(_) => "unknown_server",
+        ConnectionError::Refused(_) => "refused",
     }
 }
 

@@ -275,3 +275,48 @@ fn a_server_configured_with_the_workspace_folders_restarts_when_they_change() {
     );
     assert!(session.quit().success());
 }
+
+#[test]
+fn path_arguments_outside_the_workspace_are_refused_before_they_reach_the_server() {
+    let tmp = tempfile::tempdir().unwrap();
+    let work = folder(tmp.path(), "work");
+    let outside = folder(tmp.path(), "outside");
+    std::fs::write(work.join("inside.txt"), "inside text").unwrap();
+    std::fs::write(outside.join("secret.txt"), "secret").unwrap();
+    std::os::unix::fs::symlink(outside.join("secret.txt"), work.join("link.txt")).unwrap();
+    let mut lenient = fs_server();
+    lenient["pathArguments"] = json!("allow");
+    let scratch = Scratch::new(json!({"servers": {"fs": fs_server(), "lenient": lenient}}));
+    let mut session = scratch.session_with(&["--workspace", work.to_str().unwrap()]);
+    // The filesystem server reads its roots after the handshake: wait until it has, or it refuses everything.
+    fetched(&mut session, 1);
+    let mut call = |id: i64, server: &str, path: String| {
+        session.send(json!({"id": id, "cmd": "call", "server": server, "tool": "read_text_file", "args": {"path": path}}));
+        session.reply(id)
+    };
+    let ok = call(1, "fs", work.join("inside.txt").display().to_string());
+    assert_eq!(ok["result"]["content"][0]["text"], "inside text", "{ok}");
+    for (id, bad) in [
+        (2, format!("{}/../outside/secret.txt", work.display())),
+        (3, outside.join("secret.txt").display().to_string()),
+        (4, work.join("link.txt").display().to_string()),
+    ] {
+        let reply = call(id, "fs", bad.clone());
+        assert_eq!(reply["error"]["code"], "refused", "{bad}: {reply}");
+        assert!(
+            reply["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("outside the open workspace"),
+            "{reply}"
+        );
+    }
+    // "pathArguments": "allow": Wharf lets it through (the server's own check then answers).
+    let through = call(
+        5,
+        "lenient",
+        outside.join("secret.txt").display().to_string(),
+    );
+    assert_eq!(through["ok"], true, "{through}");
+    assert!(session.quit().success());
+}

@@ -67,6 +67,8 @@ pub struct ServerDef {
     pub uses_workspace: bool,
     /// `"roots": false` shows this server no roots (it gets an empty list); default: the workspace's roots.
     pub expose_roots: bool,
+    /// `"pathArguments": "allow"` lets the user send this server paths outside the workspace; default "refuse".
+    pub check_path_arguments: bool,
 }
 
 pub const DEFAULT_PROBE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -157,6 +159,7 @@ const SERVER_KEYS: &[&str] = &[
     "requestTimeoutMs",
     "era",
     "roots",
+    "pathArguments",
     "disabled",
     "dev",
 ];
@@ -272,6 +275,8 @@ impl Config {
                 transport,
                 pinned_era: pinned_era.unwrap_or(None),
                 expose_roots: def.get("roots").and_then(Value::as_bool).unwrap_or(true),
+                check_path_arguments: def.get("pathArguments").and_then(Value::as_str)
+                    != Some("allow"),
                 probe_timeout: millis(def, "probeTimeoutMs").unwrap_or(DEFAULT_PROBE_TIMEOUT),
                 request_timeout: millis(def, "requestTimeoutMs").unwrap_or(DEFAULT_REQUEST_TIMEOUT),
                 uses_workspace: mentions_workspace(def),

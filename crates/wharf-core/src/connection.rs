@@ -52,6 +52,8 @@ pub enum ConnectionError {
     Protocol(String),
     #[error("unknown server \"{0}\" (not in the configuration)")]
     UnknownServer(String),
+    #[error("refused: {0}")]
+    Refused(String),
 }
 
 fn detail(reason: &Option<String>) -> String {
@@ -71,6 +73,9 @@ pub struct CallOptions {
     pub label: Option<Value>,
     /// A cap on MRTR rounds for this call.
     pub max_rounds: Option<usize>,
+    /// The user asked for this call (the app, `wharf call`, a session): its path arguments must lie inside the open
+    /// workspace folders, unless the server's configuration says `"pathArguments": "allow"`.
+    pub on_behalf_of_user: bool,
 }
 
 /// What the server told us about itself.
@@ -120,6 +125,7 @@ pub struct Connection {
     broker: Broker,
     roots: RootsAccess,
     request_timeout: Duration,
+    check_paths: bool,
 }
 
 /// Everything `connect` needs besides the definition.
@@ -291,6 +297,7 @@ impl Connection {
             broker: ctx.broker.clone(),
             roots,
             request_timeout: def.request_timeout,
+            check_paths: def.check_path_arguments,
         }
     }
 

@@ -26,6 +26,9 @@ impl Connection {
         args: Option<JsonObject>,
         options: &CallOptions,
     ) -> Result<Value, ConnectionError> {
+        if options.on_behalf_of_user && self.check_paths {
+            self.check_path_arguments(tool, args.as_ref()).await?;
+        }
         let mut params = CallToolRequestParams::new(tool.to_string());
         params.arguments = args;
         let mut result = self
@@ -46,6 +49,34 @@ impl Connection {
                 .or_insert_with(|| Value::Array(Vec::new()));
         }
         Ok(result)
+    }
+
+    /// Every path argument the user sends must lie inside an open workspace folder (symlinks and `..` resolved).
+    /// The tool's schema says which arguments are paths; it is read fresh, since a user's call is no hot path and a
+    /// stale schema would let a path slip through.
+    async fn check_path_arguments(
+        &self,
+        tool: &str,
+        args: Option<&JsonObject>,
+    ) -> Result<(), ConnectionError> {
+        let Some(args) = args.filter(|a| !a.is_empty()) else {
+            return Ok(());
+        };
+        let tools = self.list_tools().await?;
+        let Some(schema) = tools
+            .iter()
+            .find(|t| t.name == tool)
+            .map(|t| &t.input_schema)
+        else {
+            return Ok(());
+        };
+        let folders = self.roots.workspace.root_paths();
+        let violations = crate::workspace::paths::check_path_args(schema, args, &folders);
+        if violations.is_empty() {
+            return Ok(());
+        }
+        let reasons: Vec<String> = violations.into_iter().map(|v| v.reason).collect();
+        Err(ConnectionError::Refused(reasons.join("; ")))
     }
 
     /// `prompts/get`, with MRTR rounds served through the broker. Returns the `GetPromptResult` as JSON.
