@@ -4,11 +4,15 @@
 mod basic;
 mod lifecycle;
 mod media;
+mod workspace;
 
 use rmcp::handler::server::router::tool::ToolRouter;
 
 use crate::server::DemoServer;
 
 pub fn router() -> ToolRouter<DemoServer> {
-    DemoServer::basic_tools() + DemoServer::lifecycle_tools() + DemoServer::media_tools()
+    DemoServer::basic_tools()
+        + DemoServer::lifecycle_tools()
+        + DemoServer::media_tools()
+        + DemoServer::workspace_tools()
 }

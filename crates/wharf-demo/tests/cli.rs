@@ -76,7 +76,7 @@ fn tools_lists_every_tool_with_its_schema() {
     names.sort_unstable();
     assert_eq!(
         names,
-        ["add", "crash", "echo", "fail", "kinds", "picture", "slow"]
+        ["add", "crash", "echo", "fail", "kinds", "picture", "roots", "slow"]
     );
     for t in tools.as_array().unwrap() {
         assert_eq!(t["server"], "demo");
@@ -232,4 +232,71 @@ fn crash_fails_the_call_with_the_servers_stderr_and_status() {
         "{}",
         stderr_text(&out)
     );
+}
+
+/// The `file://` URI Wharf gives a folder: its canonical path, spaces percent-encoded (the only special character
+/// these tests' folder names hold).
+fn folder_uri(path: &std::path::Path) -> String {
+    let canonical = path.canonicalize().expect("the folder exists");
+    format!(
+        "file://{}",
+        canonical.display().to_string().replace(' ', "%20")
+    )
+}
+
+#[test]
+fn roots_lists_the_workspace_folders_in_both_eras() {
+    let work = tempfile::tempdir().unwrap();
+    let first = work.path().join("first project");
+    let second = work.path().join("second");
+    std::fs::create_dir_all(&first).unwrap();
+    std::fs::create_dir_all(&second).unwrap();
+    let expected = format!("{}\n{}", folder_uri(&first), folder_uri(&second));
+    // Auto is the modern era (a roots/list input request inside the call), legacy a server-initiated roots/list.
+    for entry in [json!({}), json!({"era": "legacy"})] {
+        let scratch = Scratch::demo(demo_stdio(entry.clone()));
+        let out = scratch.run(&[
+            "--workspace",
+            first.to_str().unwrap(),
+            "--workspace",
+            second.to_str().unwrap(),
+            "call",
+            "demo",
+            "roots",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{entry}: {}", stderr_text(&out));
+        let result = stdout_json(&out);
+        assert_eq!(result["isError"], false, "{entry}: {result:#}");
+        assert_eq!(
+            result["content"][0]["text"], expected,
+            "{entry}: {result:#}"
+        );
+    }
+}
+
+#[test]
+fn roots_is_empty_without_a_workspace_or_when_the_server_is_shown_none() {
+    let work = tempfile::tempdir().unwrap();
+    let folder = work.path().to_str().unwrap();
+    for (entry, args) in [
+        (json!({}), vec!["call", "demo", "roots"]),
+        (json!({"era": "legacy"}), vec!["call", "demo", "roots"]),
+        (
+            json!({"roots": false}),
+            vec!["--workspace", folder, "call", "demo", "roots"],
+        ),
+        (
+            json!({"roots": false, "era": "legacy"}),
+            vec!["--workspace", folder, "call", "demo", "roots"],
+        ),
+    ] {
+        let scratch = Scratch::demo(demo_stdio(entry.clone()));
+        let out = scratch.run(&args);
+        assert_eq!(out.status.code(), Some(0), "{entry}: {}", stderr_text(&out));
+        let result = stdout_json(&out);
+        assert_eq!(
+            result["content"][0]["text"], "(no roots)",
+            "{entry}: {result:#}"
+        );
+    }
 }
