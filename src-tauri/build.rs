@@ -22,6 +22,13 @@ const COMMANDS: &[&str] = &[
     "set_selected_server",
     "pending_inputs",
     "answer_input",
+    "workspace_folders",
+    "open_folder_dialog",
+    "open_folder",
+    "close_folder",
+    "server_roots",
+    "set_roots_preference",
+    "tool_path_params",
 ];
 
 fn main() {

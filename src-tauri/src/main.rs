@@ -14,6 +14,7 @@ mod shell;
 mod smoke;
 mod state;
 mod window;
+mod workspace_commands;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -198,6 +198,13 @@ pub fn run(
             crate::commands::set_selected_server,
             crate::commands::pending_inputs,
             crate::commands::answer_input,
+            crate::workspace_commands::workspace_folders,
+            crate::workspace_commands::open_folder_dialog,
+            crate::workspace_commands::open_folder,
+            crate::workspace_commands::close_folder,
+            crate::workspace_commands::server_roots,
+            crate::workspace_commands::set_roots_preference,
+            crate::workspace_commands::tool_path_params,
         ])
         .setup(move |app| {
             let handle = app.handle().clone();
@@ -250,6 +257,11 @@ pub fn run(
             event: tauri::WindowEvent::CloseRequested { .. },
             ..
         } => remember_window(handle),
+        // Folders dropped on the window open as workspace folders; the webview is not asked.
+        RunEvent::WindowEvent {
+            event: tauri::WindowEvent::DragDrop(tauri::DragDropEvent::Drop { paths, .. }),
+            ..
+        } => crate::workspace_commands::dropped(handle, &paths),
         RunEvent::Exit => shutdown(handle),
         _ => {}
     }))

@@ -5,7 +5,9 @@
 import { emit } from "@tauri-apps/api/event";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import type { HostEvent } from "../src/bindings/HostEvent";
+import type { PathParam } from "../src/bindings/PathParam";
 import type { PendingInput } from "../src/bindings/PendingInput";
+import type { Root } from "../src/bindings/Root";
 import type { ServerEntry } from "../src/bindings/ServerEntry";
 import type { JsonValue } from "../src/bindings/serde_json/JsonValue";
 import * as fixtures from "./fixtures";
@@ -21,6 +23,20 @@ let entries: ServerEntry[] = structuredClone(fixtures.entries);
 let selected: string | null = null;
 const pending: PendingInput[] = [];
 const calls = new Map<string, (reason: string) => void>();
+let folders: string[] = ["/home/you/projects/wharf"];
+const hidden = new Set<string>(["py-modern"]);
+const rootsOf = (list: string[]): Root[] =>
+  list.map((f) => ({ uri: `file://${encodeURI(f)}`, name: f.slice(f.lastIndexOf("/") + 1) }));
+const workspace = (): { folders: string[]; roots: Root[] } => ({ folders: [...folders], roots: rootsOf(folders) });
+const serverRoots = (server: string): { server: string; expose: boolean; roots: Root[] } => ({
+  server,
+  expose: !hidden.has(server),
+  roots: hidden.has(server) ? [] : rootsOf(folders),
+});
+/** The fixture tools' path parameters, as the Rust side finds them. */
+const pathParams: { [tool: string]: PathParam[] } = {
+  configure: [{ pointer: "paths[]", kind: "any", isArray: true, uri: false }],
+};
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const hostEvent = (event: HostEvent): Promise<void> => emit("host-event", event);
@@ -179,6 +195,31 @@ mockIPC(
       }
       case "smoke_rendered":
         return null;
+      case "workspace_folders":
+        return workspace();
+      case "open_folder_dialog":
+        await sleep(300);
+        if (!folders.includes("/home/you/projects/site")) folders.push("/home/you/projects/site");
+        void hostEvent({ event: "roots_changed", roots: rootsOf(folders) });
+        return workspace();
+      case "open_folder":
+      case "close_folder": {
+        const path = args["path"] as string;
+        if (cmd === "open_folder") folders = folders.includes(path) ? folders : [...folders, path];
+        else folders = folders.filter((f) => f !== path);
+        void hostEvent({ event: "roots_changed", roots: rootsOf(folders) });
+        return workspace();
+      }
+      case "server_roots":
+        return serverRoots(args["server"] as string);
+      case "set_roots_preference": {
+        const server = args["server"] as string;
+        if (args["expose"] as boolean) hidden.delete(server);
+        else hidden.add(server);
+        return serverRoots(server);
+      }
+      case "tool_path_params":
+        return pathParams[args["tool"] as string] ?? [];
       default:
         return reject("unknown_command", `the harness does not mock ${cmd}`);
     }
@@ -327,6 +368,14 @@ async function play(): Promise<void> {
       const select = await waitFor<HTMLSelectElement>('[data-testid="activity-filter"]');
       select.value = "everything";
       select.dispatchEvent(new Event("change", { bubbles: true }));
+      break;
+    }
+    case "workspace": {
+      await chooseTool("everything", "configure");
+      await hostEvent({ event: "roots", server: "everything", roots: rootsOf(folders), answer: "accept" });
+      const pick = await waitFor<HTMLSelectElement>('[data-testid="path-pick"][data-arg="paths[0]"]');
+      pick.value = "/home/you/projects/wharf";
+      pick.dispatchEvent(new Event("change", { bubbles: true }));
       break;
     }
     case "stderr":

@@ -14,6 +14,7 @@ import ServerForm from "./ServerForm.svelte";
 import ServerList from "./ServerList.svelte";
 import ToolForm from "./ToolForm.svelte";
 import ToolResult from "./ToolResult.svelte";
+import WorkspacePanel from "./WorkspacePanel.svelte";
 
 vi.mock("../lib/api", async (importOriginal) => {
   const real = await importOriginal<typeof import("../lib/api")>();
@@ -31,6 +32,12 @@ vi.mock("../lib/api", async (importOriginal) => {
     onHostEvent: vi.fn(unlisten),
     onInputRequest: vi.fn(unlisten),
     onInputResolved: vi.fn(unlisten),
+    workspaceFolders: vi.fn(async () => ({ folders: [], roots: [] })),
+    openFolderDialog: vi.fn(),
+    closeFolder: vi.fn(),
+    serverRoots: vi.fn(),
+    setRootsPreference: vi.fn(),
+    toolPathParams: vi.fn(async () => []),
   };
 });
 
@@ -289,6 +296,155 @@ describe("ToolForm", () => {
     $('[data-testid="tool-cancel"]').click();
     expect(oncancel).toHaveBeenCalled();
   });
+
+  it("offers the workspace folders for path arguments, and shows a refusal next to its argument", async () => {
+    mocked.workspaceFolders.mockResolvedValueOnce({
+      folders: ["/w/project", "/w/other"],
+      roots: [
+        { uri: "file:///w/project", name: "project" },
+        { uri: "file:///w/other", name: "other" },
+      ],
+    });
+    await app.workspace.load();
+    const files: ToolInfo = {
+      name: "files",
+      inputSchema: {
+        type: "object",
+        properties: {
+          path: { type: "string" },
+          file: { type: "string" },
+          paths: { type: "array", items: { type: "string" } },
+          note: { type: "string" },
+        },
+        required: ["path"],
+      },
+    };
+    const pathParams = [
+      { pointer: "path", kind: "directory" as const, isArray: false, uri: false },
+      { pointer: "file", kind: "file" as const, isArray: false, uri: false },
+      { pointer: "paths[]", kind: "any" as const, isArray: true, uri: false },
+    ];
+    const onrun = vi.fn();
+    show(ToolForm, {
+      server: "s4",
+      tool: files,
+      running: false,
+      pathParams,
+      serverErrors: { path: "outside the open workspace folders" },
+      onrun,
+      oncancel: () => undefined,
+    });
+    expect(target.querySelector('[data-testid="path-pick"][data-arg="note"]')).toBeNull();
+    const pick = $<HTMLSelectElement>('[data-testid="path-pick"][data-arg="path"]');
+    expect(Array.from(pick.options).map((o) => o.textContent)).toEqual(["Pick folder…", "/w/project", "/w/other"]);
+    // The refusal from the last call sits next to the argument it names.
+    expect($('[data-testid="arg-error"][data-arg="path"]').textContent).toBe("outside the open workspace folders");
+
+    const choose = (selector: string, value: string): void => {
+      const select = $<HTMLSelectElement>(selector);
+      select.value = value;
+      select.dispatchEvent(new Event("change", { bubbles: true }));
+      flushSync();
+    };
+    choose('[data-testid="path-pick"][data-arg="path"]', "/w/other");
+    expect($<HTMLInputElement>('[data-testid="arg-input"][data-arg="path"]').value).toBe("/w/other");
+    expect(pick.value).toBe("");
+    // A file: the folder and a slash, the user types the rest.
+    choose('[data-testid="path-pick"][data-arg="file"]', "/w/project/");
+    type('[data-testid="arg-input"][data-arg="file"]', "/w/project/notes.txt");
+    $('[data-testid="arg-add"][data-arg="paths"]').click();
+    flushSync();
+    choose('[data-testid="path-pick"][data-arg="paths[0]"]', "/w/project");
+    $('[data-testid="tool-run"]').click();
+    flushSync();
+    expect(onrun).toHaveBeenCalledWith({ path: "/w/other", file: "/w/project/notes.txt", paths: ["/w/project"] });
+  });
+
+  it("says so when no folder is open to pick", async () => {
+    mocked.workspaceFolders.mockResolvedValueOnce({ folders: [], roots: [] });
+    await app.workspace.load();
+    const one: ToolInfo = { name: "one", inputSchema: { type: "object", properties: { path: { type: "string" } } } };
+    show(ToolForm, {
+      server: "s5",
+      tool: one,
+      running: false,
+      pathParams: [{ pointer: "path", kind: "any" as const, isArray: false, uri: false }],
+      onrun: () => undefined,
+      oncancel: () => undefined,
+    });
+    const pick = $<HTMLSelectElement>('[data-testid="path-pick"][data-arg="path"]');
+    expect(pick.disabled).toBe(true);
+    expect(pick.textContent).toContain("No folder open");
+  });
+});
+
+describe("WorkspacePanel", () => {
+  const demo: ServerSummary = { name: "demo", type: "stdio", status: "ready", stderr: "" };
+
+  it("lists the folders and the selected server's roots, closes a folder and saves the preference", async () => {
+    mocked.workspaceFolders.mockResolvedValueOnce({
+      folders: ["/w/<b>project</b>"],
+      roots: [{ uri: "file:///w/%3Cb%3Eproject%3C/b%3E", name: "<b>project</b>" }],
+    });
+    await app.workspace.load();
+    mocked.serverRoots.mockResolvedValueOnce({
+      server: "demo",
+      expose: true,
+      roots: [{ uri: "file:///w/%3Cb%3Eproject%3C/b%3E", name: "<b>project</b>" }],
+    });
+    show(WorkspacePanel, { server: demo });
+    await flush();
+    expect(mocked.serverRoots).toHaveBeenCalledWith("demo");
+    const folder = $('[data-testid="workspace-panel"] [data-testid="workspace-folder"]');
+    expect(folder.getAttribute("data-path")).toBe("/w/<b>project</b>");
+    const rootItem = $('[data-testid="server-roots"] [data-testid="server-root"]');
+    expect(rootItem.getAttribute("data-uri")).toBe("file:///w/%3Cb%3Eproject%3C/b%3E");
+    // Folder names and URIs are text, never markup or links.
+    expect(target.querySelector("b, a")).toBeNull();
+    expect($<HTMLInputElement>('[data-testid="roots-toggle"]').checked).toBe(true);
+
+    // The server asked: the panel says what it was given.
+    app.workspace.handleEvent({
+      event: "roots",
+      server: "demo",
+      roots: [{ uri: "file:///w/%3Cb%3Eproject%3C/b%3E", name: "<b>project</b>" }],
+      answer: "accept",
+    });
+    flushSync();
+    expect($('[data-testid="server-roots-asked"]').textContent).toContain("given 1 root");
+
+    mocked.setRootsPreference.mockResolvedValueOnce({ server: "demo", expose: false, roots: [] });
+    const toggle = $<HTMLInputElement>('[data-testid="roots-toggle"]');
+    toggle.checked = false;
+    toggle.dispatchEvent(new Event("change", { bubbles: true }));
+    await flush();
+    expect(mocked.setRootsPreference).toHaveBeenCalledWith("demo", false);
+    expect(target.querySelectorAll('[data-testid="server-root"]')).toHaveLength(0);
+    expect($('[data-testid="workspace-panel"]').textContent).toContain("Sharing is off");
+
+    mocked.closeFolder.mockResolvedValueOnce({ folders: [], roots: [] });
+    $('[data-testid="workspace-close"]').click();
+    await flush();
+    expect(mocked.closeFolder).toHaveBeenCalledWith("/w/<b>project</b>");
+    expect(target.querySelector('[data-testid="workspace-folder"]')).toBeNull();
+    expect($('[data-testid="workspace-panel"]').textContent).toContain("No folder is open");
+  });
+
+  it("opens the picker and keeps its button disabled while it is open", async () => {
+    let answer!: (v: { folders: string[]; roots: { uri: string; name: string }[] } | null) => void;
+    mocked.openFolderDialog.mockReturnValueOnce(new Promise((r) => (answer = r)));
+    show(WorkspacePanel, { server: null });
+    const open = $<HTMLButtonElement>('[data-testid="workspace-open"]');
+    open.click();
+    flushSync();
+    expect(open.disabled).toBe(true);
+    answer({ folders: ["/w/picked"], roots: [{ uri: "file:///w/picked", name: "picked" }] });
+    await flush();
+    expect(open.disabled).toBe(false);
+    expect($('[data-testid="workspace-folder"]').getAttribute("data-path")).toBe("/w/picked");
+    // No server selected: no roots section.
+    expect(target.querySelector('[data-testid="server-roots"]')).toBeNull();
+  });
 });
 
 describe("ToolResult", () => {
@@ -337,6 +493,14 @@ describe("ToolResult", () => {
       call: call({ status: "failed", error: { code: "crashed", message: "server died", fields: [] } }),
     });
     expect($('[data-testid="tool-error"]').textContent).toBe("server died");
+    unmount(mounted!);
+    show(ToolResult, {
+      call: call({ status: "failed", error: { code: "refused", message: "refused: path: outside", fields: [] } }),
+    });
+    const refused = $('[data-testid="tool-error"][data-code="refused"]');
+    expect(refused.textContent).toContain("refused: path: outside");
+    expect($('[data-testid="tool-result"]').textContent).toContain("inside the open workspace folders");
+    expect($('[data-testid="tool-result"] h4').textContent).toContain("outside the workspace");
   });
 });
 

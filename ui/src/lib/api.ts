@@ -8,13 +8,16 @@ import type { HostEvent } from "../bindings/HostEvent";
 import type { ImportSource } from "../bindings/ImportSource";
 import type { InputAnswer } from "../bindings/InputAnswer";
 import type { InputResolved } from "../bindings/InputResolved";
+import type { PathParam } from "../bindings/PathParam";
 import type { PendingInput } from "../bindings/PendingInput";
 import type { RenderedRow } from "../bindings/RenderedRow";
 import type { ServerEntry } from "../bindings/ServerEntry";
+import type { ServerRoots } from "../bindings/ServerRoots";
 import type { ServerSummary } from "../bindings/ServerSummary";
 import type { StartupReport } from "../bindings/StartupReport";
 import type { ToolInfo } from "../bindings/ToolInfo";
 import type { UiState } from "../bindings/UiState";
+import type { WorkspaceFolders } from "../bindings/WorkspaceFolders";
 import type { JsonValue } from "../bindings/serde_json/JsonValue";
 
 /** Every command rejects with a `CommandError`; anything else (a bridge failure) is turned into one. */
@@ -64,6 +67,17 @@ export const getUiState = (): Promise<UiState> => call("get_ui_state");
 export const setSelectedServer = (name: string | null): Promise<null> => call("set_selected_server", { name });
 export const pendingInputs = (): Promise<PendingInput[]> => call("pending_inputs");
 export const answerInput = (id: number, answer: InputAnswer): Promise<null> => call("answer_input", { id, answer });
+export const workspaceFolders = (): Promise<WorkspaceFolders> => call("workspace_folders");
+/** The native folder picker (shown by the Rust side); null when the user cancelled. */
+export const openFolderDialog = (): Promise<WorkspaceFolders | null> => call("open_folder_dialog");
+/** Opens an existing folder by its absolute path (the Rust side accepts nothing else). */
+export const openFolder = (path: string): Promise<WorkspaceFolders> => call("open_folder", { path });
+export const closeFolder = (path: string): Promise<WorkspaceFolders> => call("close_folder", { path });
+export const serverRoots = (server: string): Promise<ServerRoots> => call("server_roots", { server });
+export const setRootsPreference = (server: string, expose: boolean): Promise<ServerRoots> =>
+  call("set_roots_preference", { server, expose });
+export const toolPathParams = (server: string, tool: string): Promise<PathParam[]> =>
+  call("tool_path_params", { server, tool });
 export const smokeRendered = (rows: RenderedRow[]): Promise<null> => call("smoke_rendered", { rows });
 
 export const onHostEvent = (handler: (event: HostEvent) => void): Promise<UnlistenFn> =>

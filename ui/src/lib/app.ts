@@ -10,6 +10,7 @@ import { createNotices } from "./stores/notices";
 import { createSelection } from "./stores/selection";
 import { createServers } from "./stores/servers";
 import { createTools } from "./stores/tools";
+import { createWorkspace } from "./stores/workspace";
 
 export function createApp() {
   const notices = createNotices();
@@ -20,6 +21,7 @@ export function createApp() {
   const dialogs = createDialogs(notices);
   const selection = createSelection(notices);
   const tools = createTools();
+  const workspace = createWorkspace(notices);
 
   async function start(): Promise<void> {
     try {
@@ -34,6 +36,7 @@ export function createApp() {
         servers.handleEvent(event);
         calls.handleEvent(event);
         tools.handleEvent(event);
+        workspace.handleEvent(event);
       }),
       api.onInputRequest((input) => {
         activity.inputRequest(input);
@@ -41,7 +44,7 @@ export function createApp() {
       }),
       api.onInputResolved(({ id }) => dialogs.resolved(id)),
     ]);
-    await Promise.all([selection.load(), servers.refresh(), dialogs.load()]);
+    await Promise.all([selection.load(), servers.refresh(), dialogs.load(), workspace.load()]);
   }
 
   return {
@@ -53,6 +56,7 @@ export function createApp() {
     dialogs,
     selection,
     tools,
+    workspace,
     start,
   };
 }

@@ -7,7 +7,7 @@ import type { PendingInput } from "../../bindings/PendingInput";
 import type { JsonValue } from "../../bindings/serde_json/JsonValue";
 
 export type ActivityLevel = "debug" | "info" | "warning" | "error";
-export type ActivityKind = "status" | "progress" | "log" | "list" | "error" | "notice" | "input" | "call";
+export type ActivityKind = "status" | "progress" | "log" | "list" | "error" | "notice" | "input" | "call" | "roots";
 
 export interface ActivityEntry {
   id: number;
@@ -24,6 +24,10 @@ export interface ActivityEntry {
 
 /** The filter value that selects host-wide entries (no server). */
 export const HOST_ONLY = "\u0000host";
+
+function countRoots(n: number): string {
+  return n === 1 ? "1 root" : `${n} roots`;
+}
 
 function dataText(data: JsonValue): string {
   return typeof data === "string" ? data : JSON.stringify(data);
@@ -80,6 +84,19 @@ export function describeEvent(event: HostEvent): Described | null {
       return { server: event.server, kind: "error", level: "error", text: `${event.code}: ${event.message}` };
     case "notice":
       return { server: event.server ?? null, kind: "notice", level: "warning", text: event.message };
+    case "roots":
+      // What the workspace shared with a server when it asked: worth a line, the user may want to know.
+      return {
+        server: event.server,
+        kind: "roots",
+        level: "info",
+        text:
+          event.answer === "accept"
+            ? `was given ${countRoots(event.roots.length)}${event.roots.length > 0 ? `: ${event.roots.map((r) => r.uri).join(", ")}` : ""}`
+            : "asked for the roots and was given none (sharing is off)",
+      };
+    case "roots_changed":
+      return { server: null, kind: "roots", level: "info", text: `workspace roots: ${countRoots(event.roots.length)}` };
     case "stderr":
       return null;
   }
