@@ -237,7 +237,9 @@ async fn apply(shell: &Shell, doc: ConfigDocument) -> Reply<Vec<ServerEntry>> {
     doc.save().map_err(|e| {
         CommandError::new("write", format!("cannot write {}: {e}", doc.path.display()))
     })?;
-    let config = wharf_core::Config::load(&doc.path)?;
+    // The workspace folders too: a server may name them (${workspaceFolder}).
+    let config =
+        wharf_core::Config::load_with_workspace(&doc.path, &shell.host.workspace().folders())?;
     shell.redactor.learn(&config);
     shell.host.reconfigure(config).await;
     Ok(doc.entries())
