@@ -47,7 +47,8 @@ async fn reconfigure_keeps_what_did_not_change() {
                 .contains(") Z"),
         "the removed server's process is gone"
     );
-    let rows = host.summaries().await;
+    // The new server starts in the background: wait for every server to settle before looking.
+    let rows = host.settle().await;
     assert!(
         rows.iter().all(|r| r.status == ServerStatus::Ready),
         "{rows:?}"
