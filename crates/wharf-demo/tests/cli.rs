@@ -1,5 +1,6 @@
 //! The demo server as the app meets it: through the real `wharf` command, over stdio, in both eras.
 
+#[path = "support/demo.rs"]
 mod support;
 
 use serde_json::{json, Value};

@@ -1,5 +1,6 @@
 //! `--http PORT`: Streamable HTTP on loopback, driven by the real `wharf` in both eras.
 
+#[path = "support/demo.rs"]
 mod support;
 
 use std::io::{Read, Write};

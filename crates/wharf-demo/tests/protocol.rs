@@ -1,6 +1,7 @@
 //! The demo server on the wire, for what `wharf` does not show (yet): the discover answer, the initialize
 //! negotiation, the resource and the prompt, and that a cancelled `slow` really stops.
 
+#[path = "support/demo.rs"]
 mod support;
 
 use serde_json::json;

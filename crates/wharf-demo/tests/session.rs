@@ -1,5 +1,6 @@
 //! Long calls and crashes through `wharf session`: progress events, cancellation, restart after a crash.
 
+#[path = "support/demo.rs"]
 mod support;
 
 use serde_json::json;
