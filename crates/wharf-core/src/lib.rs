@@ -6,6 +6,7 @@
 pub mod broker;
 pub mod config;
 pub mod connection;
+pub mod elicitation;
 pub mod era;
 pub mod events;
 pub mod fsutil;

@@ -1,0 +1,1 @@
+//! The form model of form-mode elicitation (being written).

@@ -1,0 +1,1 @@
+//! What the user must know about a URL before it opens (being written).
