@@ -28,6 +28,7 @@ const COMMANDS: &[&str] = &[
     "close_folder",
     "server_roots",
     "set_roots_preference",
+    "set_path_preference",
     "tool_path_params",
 ];
 

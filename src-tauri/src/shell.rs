@@ -204,6 +204,7 @@ pub fn run(
             crate::workspace_commands::close_folder,
             crate::workspace_commands::server_roots,
             crate::workspace_commands::set_roots_preference,
+            crate::workspace_commands::set_path_preference,
             crate::workspace_commands::tool_path_params,
         ])
         .setup(move |app| {

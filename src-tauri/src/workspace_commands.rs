@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde::Serialize;
 use serde_json::Value;
 use tauri::{AppHandle, Emitter, Manager, State};
+use wharf_core::config::PathArgumentPolicy;
 use wharf_core::workspace::paths::PathParam;
 use wharf_core::workspace::{Root, WorkspaceError};
 use wharf_core::{Config, HostEvent};
@@ -33,7 +34,8 @@ pub struct WorkspaceFolders {
     pub roots: Vec<Root>,
 }
 
-/// The roots one server gets now, and why: its `"roots"` preference (absent means true).
+/// The roots one server gets now, and why: its `"roots"` preference (absent means true); and what happens to a path
+/// outside the workspace that the user sends it (`"pathArguments"`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[ts(export)]
 #[serde(rename_all = "camelCase")]
@@ -42,6 +44,7 @@ pub struct ServerRoots {
     /// The workspace's roots are shared with this server (`"roots": false` in its entry hides them).
     pub expose: bool,
     pub roots: Vec<Root>,
+    pub path_arguments: PathArgumentPolicy,
 }
 
 fn folders_of(shell: &Shell) -> WorkspaceFolders {
@@ -156,7 +159,7 @@ fn server_roots_of(shell: &Shell, server: String) -> Reply<ServerRoots> {
     if !shell.host.server_names().contains(&server) {
         return Err(unknown_server(&server));
     }
-    let expose = exposes_roots(&shell.config_path, &server)?;
+    let (expose, path_arguments) = preferences(&shell.config_path, &server)?;
     let roots = if expose {
         shell.host.workspace().roots()
     } else {
@@ -166,17 +169,22 @@ fn server_roots_of(shell: &Shell, server: String) -> Reply<ServerRoots> {
         server,
         expose,
         roots,
+        path_arguments,
     })
 }
 
-/// The server's `"roots"` preference as the configuration file says it (the file is the truth; a first run without
-/// one shares the roots).
-fn exposes_roots(config_path: &Path, server: &str) -> Reply<bool> {
+/// The server's `"roots"` and `"pathArguments"` preferences as the configuration file says them (the file is the
+/// truth; a first run without one shares the roots and refuses paths outside them).
+fn preferences(config_path: &Path, server: &str) -> Reply<(bool, PathArgumentPolicy)> {
     if !config_path.exists() {
-        return Ok(true);
+        return Ok((true, PathArgumentPolicy::default()));
     }
     let config = Config::load(config_path)?;
-    Ok(config.server(server).is_none_or(|s| s.expose_roots))
+    Ok(config
+        .server(server)
+        .map_or((true, PathArgumentPolicy::default()), |s| {
+            (s.expose_roots, s.path_arguments)
+        }))
 }
 
 /// Writes `"roots": expose` into the server's entry (atomically, every other key kept) and applies the
@@ -187,9 +195,28 @@ pub async fn set_roots_preference(
     server: String,
     expose: bool,
 ) -> Reply<ServerRoots> {
+    set_preference(&shell, &server, "roots", Value::Bool(expose)).await?;
+    tracing::info!(server, expose, "roots preference saved");
+    server_roots_of(&shell, server)
+}
+
+/// Writes `"pathArguments": policy` into the server's entry, as `set_roots_preference` does.
+#[tauri::command]
+pub async fn set_path_preference(
+    shell: State<'_, Shell>,
+    server: String,
+    policy: PathArgumentPolicy,
+) -> Reply<ServerRoots> {
+    let value = Value::String(policy.as_str().into());
+    set_preference(&shell, &server, "pathArguments", value).await?;
+    tracing::info!(server, policy = policy.as_str(), "path preference saved");
+    server_roots_of(&shell, server)
+}
+
+async fn set_preference(shell: &Shell, server: &str, key: &str, value: Value) -> Reply<()> {
     let doc = shell.config_document()?;
-    if !doc.names().contains(&server) {
-        return Err(unknown_server(&server));
+    if !doc.names().iter().any(|n| n == server) {
+        return Err(unknown_server(server));
     }
     // On first run the file does not exist yet: it starts with what the user sees (the demo server).
     if !doc.path.exists() {
@@ -198,36 +225,35 @@ pub async fn set_roots_preference(
     let text = std::fs::read_to_string(&doc.path).map_err(|e| {
         CommandError::new("config", format!("cannot read {}: {e}", doc.path.display()))
     })?;
-    let edited = with_roots_preference(&text, &server, expose).map_err(|message| {
+    let edited = with_entry_key(&text, server, key, value).map_err(|message| {
         CommandError::new("config", format!("{}: {message}", doc.path.display()))
     })?;
     wharf_core::fsutil::write_atomic(&doc.path, edited.as_bytes())
         .map_err(|e| write_error(&doc.path, &e))?;
-    tracing::info!(server, expose, "roots preference saved");
     let config = Config::load_with_workspace(&doc.path, &shell.host.workspace().folders())?;
     shell.redactor.learn(&config);
     shell.host.reconfigure(config).await;
-    server_roots_of(&shell, server)
+    Ok(())
 }
 
-/// The configuration text with `"roots": expose` set in `server`'s entry; every other key is kept, in its order.
-fn with_roots_preference(text: &str, server: &str, expose: bool) -> Result<String, String> {
+/// The configuration text with `key: value` set in `server`'s entry; every other key is kept, in its order.
+fn with_entry_key(text: &str, server: &str, key: &str, value: Value) -> Result<String, String> {
     let mut root: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
     let object = root
         .as_object_mut()
         .ok_or("the top level must be a JSON object")?;
     // The same choice as ConfigDocument: Claude Desktop's key only when the file has no VS Code one.
-    let key = if object.contains_key("mcpServers") && !object.contains_key("servers") {
+    let servers_key = if object.contains_key("mcpServers") && !object.contains_key("servers") {
         "mcpServers"
     } else {
         "servers"
     };
     let entry = object
-        .get_mut(key)
+        .get_mut(servers_key)
         .and_then(|servers| servers.get_mut(server))
         .and_then(Value::as_object_mut)
         .ok_or_else(|| format!("there is no server \"{server}\""))?;
-    entry.insert("roots".into(), Value::Bool(expose));
+    entry.insert(key.into(), value);
     let mut out = serde_json::to_string_pretty(&root).map_err(|e| e.to_string())?;
     out.push('\n');
     Ok(out)
@@ -319,6 +345,10 @@ pub fn dropped(handle: &AppHandle, paths: &[PathBuf]) {
 mod tests {
     use super::*;
 
+    fn roots_off(text: &str, server: &str) -> Result<String, String> {
+        with_entry_key(text, server, "roots", Value::Bool(false))
+    }
+
     #[test]
     fn the_preference_is_written_into_the_entry_and_every_other_key_is_kept() {
         let text = r#"{
@@ -329,7 +359,7 @@ mod tests {
   },
   "inputs": []
 }"#;
-        let out = with_roots_preference(text, "a", false).expect("edited");
+        let out = roots_off(text, "a").expect("edited");
         let value: Value = serde_json::from_str(&out).expect("JSON");
         assert_eq!(value["servers"]["a"]["roots"], false);
         assert_eq!(value["servers"]["a"]["command"], "a");
@@ -351,7 +381,7 @@ mod tests {
         assert_eq!(top, ["$schema", "servers", "inputs"]);
         assert!(out.ends_with("}\n"));
 
-        let back = with_roots_preference(&out, "a", true).expect("edited");
+        let back = with_entry_key(&out, "a", "roots", Value::Bool(true)).expect("edited");
         let value: Value = serde_json::from_str(&back).expect("JSON");
         assert_eq!(value["servers"]["a"]["roots"], true);
     }
@@ -359,7 +389,7 @@ mod tests {
     #[test]
     fn claude_desktop_files_are_edited_under_mcp_servers() {
         let text = r#"{"mcpServers": {"fs": {"command": "node"}}, "other": 1}"#;
-        let out = with_roots_preference(text, "fs", false).expect("edited");
+        let out = roots_off(text, "fs").expect("edited");
         let value: Value = serde_json::from_str(&out).expect("JSON");
         assert_eq!(value["mcpServers"]["fs"]["roots"], false);
         assert_eq!(value["other"], 1);
@@ -369,26 +399,28 @@ mod tests {
     #[test]
     fn an_unknown_server_or_a_broken_file_is_an_error() {
         let text = r#"{"servers": {"a": {"command": "a"}}}"#;
-        assert!(with_roots_preference(text, "zz", false)
-            .expect_err("unknown")
-            .contains("zz"));
-        assert!(with_roots_preference("[1]", "a", false).is_err());
-        assert!(with_roots_preference("{", "a", false).is_err());
-        assert!(with_roots_preference(r#"{"servers": {"a": 3}}"#, "a", false).is_err());
+        assert!(roots_off(text, "zz").expect_err("unknown").contains("zz"));
+        assert!(roots_off("[1]", "a").is_err());
+        assert!(roots_off("{", "a").is_err());
+        assert!(roots_off(r#"{"servers": {"a": 3}}"#, "a").is_err());
     }
 
     #[test]
     fn the_preference_is_read_from_the_file() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("mcp.json");
-        assert!(exposes_roots(&path, "a").expect("no file: shared"));
+        let defaults = (true, PathArgumentPolicy::Refuse);
+        assert_eq!(preferences(&path, "a").expect("no file"), defaults);
         std::fs::write(
             &path,
-            r#"{"servers": {"a": {"command": "a", "roots": false}, "b": {"command": "b"}}}"#,
+            r#"{"servers": {"a": {"command": "a", "roots": false, "pathArguments": "ask"}, "b": {"command": "b"}}}"#,
         )
         .expect("write");
-        assert!(!exposes_roots(&path, "a").expect("read"));
-        assert!(exposes_roots(&path, "b").expect("read"));
+        assert_eq!(
+            preferences(&path, "a").expect("read"),
+            (false, PathArgumentPolicy::Ask)
+        );
+        assert_eq!(preferences(&path, "b").expect("read"), defaults);
     }
 
     #[test]

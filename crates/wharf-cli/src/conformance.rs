@@ -27,7 +27,7 @@ pub async fn run(url: &str, broker: Broker, events: EventsFile) -> Result<ExitCo
         pinned_era: None,
         uses_workspace: false,
         expose_roots: true,
-        check_path_arguments: true,
+        path_arguments: wharf_core::config::PathArgumentPolicy::Refuse,
     };
     let eras = EraCache::in_memory();
     // The suite says which revision a scenario is for; a wrong hint costs one re-probe, never a failure.

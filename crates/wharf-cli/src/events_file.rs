@@ -104,6 +104,14 @@ pub fn as_notice(event: &HostEvent) -> Option<Value> {
             roots,
             answer,
         } => Some(json!({"kind": "roots", "server": server, "roots": roots, "answer": answer})),
+        HostEvent::PathOutside {
+            server,
+            tool,
+            paths,
+            answer,
+        } => Some(
+            json!({"kind": "path_outside", "server": server, "tool": tool, "paths": paths, "answer": answer}),
+        ),
         _ => None,
     }
 }

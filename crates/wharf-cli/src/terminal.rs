@@ -5,7 +5,7 @@ use std::io::{BufRead, Write};
 
 use futures::future::BoxFuture;
 use serde_json::Value;
-use wharf_core::broker::{InputAnswer, InputRequest, UserAgent};
+use wharf_core::broker::{InputAnswer, InputKind, InputRequest, UserAgent};
 
 pub fn is_interactive() -> bool {
     use std::io::IsTerminal;
@@ -54,6 +54,10 @@ fn ask(request: &InputRequest) -> std::io::Result<InputAnswer> {
             return Ok(InputAnswer::Cancel);
         }
         match line.trim() {
+            // Wharf's own question carries nothing back: yes is enough.
+            "a" | "accept" if request.kind == InputKind::PathOutside => {
+                return Ok(InputAnswer::Accept { content: None })
+            }
             "a" | "accept" => {
                 write!(out, "answer as JSON (empty for none): ")?;
                 out.flush()?;

@@ -320,3 +320,95 @@ fn path_arguments_outside_the_workspace_are_refused_before_they_reach_the_server
     assert_eq!(through["ok"], true, "{through}");
     assert!(session.quit().success());
 }
+
+#[test]
+fn with_the_ask_preference_the_user_decides_and_the_answer_is_recorded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let work = folder(tmp.path(), "work");
+    let outside = folder(tmp.path(), "outside");
+    std::fs::write(work.join("inside.txt"), "inside text").unwrap();
+    std::fs::write(outside.join("secret.txt"), "secret").unwrap();
+    let mut asking = fs_server();
+    asking["pathArguments"] = json!("ask");
+    let scratch = Scratch::new(json!({"servers": {"fs": asking}}));
+    // The scripted user says yes once, then no, then closes the question.
+    let answers = tmp.path().join("answers.json");
+    std::fs::write(
+        &answers,
+        json!({"path_outside": [{"action": "accept"}, {"action": "decline"}, {"action": "cancel"}]})
+            .to_string(),
+    )
+    .unwrap();
+    let events = tmp.path().join("events.jsonl");
+    let mut session = scratch.session_with(&[
+        "--workspace",
+        work.to_str().unwrap(),
+        "--answers",
+        answers.to_str().unwrap(),
+        "--events",
+        events.to_str().unwrap(),
+    ]);
+    fetched(&mut session, 1);
+    let secret = outside.join("secret.txt").display().to_string();
+    let mut call = |id: i64, path: &str| {
+        session.send(json!({"id": id, "cmd": "call", "server": "fs", "tool": "read_text_file", "args": {"path": path}}));
+        session.reply(id)
+    };
+    // Inside the workspace nobody is asked.
+    let inside = call(1, &work.join("inside.txt").display().to_string());
+    assert_eq!(inside["result"]["content"][0]["text"], "inside text");
+    // Accepted: the call reaches the server (whose own allowed directories then refuse it: an isError result, not
+    // Wharf's refusal).
+    let accepted = call(2, &secret);
+    assert_eq!(accepted["ok"], true, "{accepted}");
+    assert_eq!(accepted["result"]["isError"], true, "{accepted}");
+    for id in [3, 4] {
+        let refused = call(id, &secret);
+        assert_eq!(refused["error"]["code"], "refused", "{refused}");
+        let message = refused["error"]["message"].as_str().unwrap();
+        assert!(message.contains("you chose not to send it"), "{message}");
+        assert!(message.contains("outside the open workspace"), "{message}");
+    }
+    // The session tells what was asked and answered, and so does the events file, in the same order.
+    let asked: Vec<Value> = session
+        .seen
+        .iter()
+        .filter(|v| v["event"] == "path_outside")
+        .cloned()
+        .collect();
+    assert_eq!(asked.len(), 3, "{asked:?}");
+    assert!(session.quit().success());
+    let recorded: Vec<Value> = std::fs::read_to_string(&events)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["kind"] == "path_outside")
+        .collect();
+    let answers: Vec<&str> = recorded
+        .iter()
+        .map(|v| v["answer"].as_str().unwrap())
+        .collect();
+    assert_eq!(answers, ["accept", "decline", "cancel"]);
+    for (event, shown) in recorded.iter().zip(&asked) {
+        assert_eq!(event["server"], "fs");
+        assert_eq!(event["tool"], "read_text_file");
+        assert_eq!(event["paths"][0]["pointer"], "path");
+        assert_eq!(event["paths"][0]["value"], secret.as_str());
+        assert_eq!(event["paths"], shown["paths"]);
+    }
+}
+
+#[test]
+fn a_path_preference_that_cannot_be_read_fails_the_server_with_the_reason() {
+    let mut odd = fs_server();
+    odd["pathArguments"] = json!("sometimes");
+    let scratch = Scratch::new(json!({"servers": {"fs": odd}}));
+    let out = scratch.run(&["servers"]);
+    let servers = stdout_json(&out);
+    assert_eq!(servers[0]["status"], "failed", "{servers}");
+    let error = servers[0]["error"].as_str().unwrap();
+    assert!(
+        error.contains("pathArguments") && error.contains("sometimes"),
+        "{error}"
+    );
+}

@@ -20,6 +20,9 @@ pub enum InputKind {
     ElicitationForm,
     ElicitationUrl,
     Sampling,
+    /// Not a server's request but Wharf's own question, asked on the way to one: the user sends a path outside the
+    /// open workspace folders to a server whose preference is `"pathArguments": "ask"`. Accept sends it.
+    PathOutside,
 }
 
 impl InputKind {
@@ -29,6 +32,7 @@ impl InputKind {
             InputKind::ElicitationForm => "elicitation_form",
             InputKind::ElicitationUrl => "elicitation_url",
             InputKind::Sampling => "sampling",
+            InputKind::PathOutside => "path_outside",
         }
     }
 }
@@ -61,6 +65,17 @@ pub enum InputAnswer {
     Cancel,
 }
 
+impl InputAnswer {
+    /// The answer's name in events: accept, decline or cancel.
+    pub fn action(&self) -> &'static str {
+        match self {
+            InputAnswer::Accept { .. } => "accept",
+            InputAnswer::Decline => "decline",
+            InputAnswer::Cancel => "cancel",
+        }
+    }
+}
+
 /// Whatever stands for the user: the app's dialogs, terminal prompts, or scripted answers in tests.
 pub trait UserAgent: Send + Sync {
     fn answer(&self, request: InputRequest) -> BoxFuture<'_, InputAnswer>;
@@ -88,6 +103,8 @@ impl DeclaredCapabilities {
             InputKind::ElicitationForm => self.elicitation_form,
             InputKind::ElicitationUrl => self.elicitation_url,
             InputKind::Sampling => self.sampling,
+            // The user's own question: nothing a server could have been told about.
+            InputKind::PathOutside => true,
         }
     }
 }
@@ -104,7 +121,9 @@ impl BrokerRefusal {
     pub fn jsonrpc_code(&self) -> i32 {
         match self {
             // roots.mdx: "Client does not support roots: -32601"; sampling is a method we do not offer either.
-            BrokerRefusal::Undeclared(InputKind::Roots | InputKind::Sampling) => -32601,
+            BrokerRefusal::Undeclared(
+                InputKind::Roots | InputKind::Sampling | InputKind::PathOutside,
+            ) => -32601,
             // elicitation.mdx: a mode not declared in client capabilities gets -32602.
             BrokerRefusal::Undeclared(InputKind::ElicitationForm | InputKind::ElicitationUrl) => {
                 -32602

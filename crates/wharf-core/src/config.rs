@@ -67,8 +67,33 @@ pub struct ServerDef {
     pub uses_workspace: bool,
     /// `"roots": false` shows this server no roots (it gets an empty list); default: the workspace's roots.
     pub expose_roots: bool,
-    /// `"pathArguments": "allow"` lets the user send this server paths outside the workspace; default "refuse".
-    pub check_path_arguments: bool,
+    /// What happens to a path argument outside the open workspace folders that the user sends this server.
+    pub path_arguments: PathArgumentPolicy,
+}
+
+/// `"pathArguments"`: a path the user sends a server that lies outside every open workspace folder is refused
+/// (default: the workspace is what the user agreed to share), sent after the user says yes (`ask`), or sent as is
+/// (`allow`, for a server whose job is the whole disk).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, ts_rs::TS,
+)]
+#[serde(rename_all = "lowercase")]
+#[ts(export)]
+pub enum PathArgumentPolicy {
+    #[default]
+    Refuse,
+    Ask,
+    Allow,
+}
+
+impl PathArgumentPolicy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PathArgumentPolicy::Refuse => "refuse",
+            PathArgumentPolicy::Ask => "ask",
+            PathArgumentPolicy::Allow => "allow",
+        }
+    }
 }
 
 pub const DEFAULT_PROBE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -89,12 +114,13 @@ impl ServerDef {
     /// Everything that, when changed, needs the server restarted.
     pub fn fingerprint(&self) -> String {
         format!(
-            "{}/{:?}/{:?}/{:?}/{}",
+            "{}/{:?}/{:?}/{:?}/{}/{}",
             self.definition_hash(),
             self.pinned_era,
             self.probe_timeout,
             self.request_timeout,
-            self.expose_roots
+            self.expose_roots,
+            self.path_arguments.as_str()
         )
     }
 
@@ -266,17 +292,23 @@ impl Config {
                     "\"era\" must be auto, modern or legacy, not {other:?}"
                 )),
             };
-            let transport = match &pinned_era {
-                Err(e) => Err(e.clone()),
-                Ok(_) => parse_transport(def, &vars),
+            let path_arguments = match def.get("pathArguments") {
+                None => Ok(PathArgumentPolicy::default()),
+                Some(value) => serde_json::from_value(value.clone()).map_err(|_| {
+                    format!("\"pathArguments\" must be refuse, ask or allow, not {value}")
+                }),
+            };
+            // A preference that cannot be read must not quietly fall back to one: the server shows why it failed.
+            let transport = match (&pinned_era, &path_arguments) {
+                (Err(e), _) | (_, Err(e)) => Err(e.clone()),
+                _ => parse_transport(def, &vars),
             };
             config.servers.push(ServerDef {
                 name: name.clone(),
                 transport,
                 pinned_era: pinned_era.unwrap_or(None),
                 expose_roots: def.get("roots").and_then(Value::as_bool).unwrap_or(true),
-                check_path_arguments: def.get("pathArguments").and_then(Value::as_str)
-                    != Some("allow"),
+                path_arguments: path_arguments.unwrap_or_default(),
                 probe_timeout: millis(def, "probeTimeoutMs").unwrap_or(DEFAULT_PROBE_TIMEOUT),
                 request_timeout: millis(def, "requestTimeoutMs").unwrap_or(DEFAULT_REQUEST_TIMEOUT),
                 uses_workspace: mentions_workspace(def),

@@ -74,7 +74,8 @@ pub struct CallOptions {
     /// A cap on MRTR rounds for this call.
     pub max_rounds: Option<usize>,
     /// The user asked for this call (the app, `wharf call`, a session): its path arguments must lie inside the open
-    /// workspace folders, unless the server's configuration says `"pathArguments": "allow"`.
+    /// workspace folders, or the user says yes (`"pathArguments": "ask"`), unless the server's configuration says
+    /// `"pathArguments": "allow"`.
     pub on_behalf_of_user: bool,
 }
 
@@ -125,7 +126,7 @@ pub struct Connection {
     broker: Broker,
     roots: RootsAccess,
     request_timeout: Duration,
-    check_paths: bool,
+    path_arguments: crate::config::PathArgumentPolicy,
 }
 
 /// Everything `connect` needs besides the definition.
@@ -297,7 +298,7 @@ impl Connection {
             broker: ctx.broker.clone(),
             roots,
             request_timeout: def.request_timeout,
-            check_paths: def.check_path_arguments,
+            path_arguments: def.path_arguments,
         }
     }
 

@@ -72,6 +72,13 @@ pub enum HostEvent {
         roots: Vec<crate::workspace::Root>,
         answer: &'static str,
     },
+    /// The user was asked whether to send a server paths that lie outside the open workspace folders, and answered.
+    PathOutside {
+        server: String,
+        tool: String,
+        paths: Vec<crate::workspace::paths::PathViolation>,
+        answer: &'static str,
+    },
     /// The workspace's roots changed (a folder opened, closed, renamed, deleted or re-created).
     RootsChanged {
         roots: Vec<crate::workspace::Root>,

@@ -1148,6 +1148,53 @@ async fn the_path_picker_fills_a_workspace_folder_and_a_path_outside_is_refused(
         })
         .await?;
         app.screenshot("path-refused").await?;
+
+        // "Ask me each time": written into the server's entry (it restarts), and the same call now waits for the
+        // user. Not sent: refused as before, saying so; sent anyway: it reaches the server, whose own allowed
+        // directories then answer.
+        app.choose(Locator::Css(&testid("path-policy")), "Ask me each time", UI)
+            .await?;
+        app.wait_until("\"pathArguments\": \"ask\" in the config", UI, async || {
+            let config = read_json(app.config_path())?;
+            Ok((config["servers"]["fs"]["pathArguments"] == json!("ask")).then_some(()))
+        })
+        .await?;
+        wait_ready(app, "fs").await?;
+        pick_tool(app, "list_directory").await?;
+        let question =
+            r#"[data-testid="dialog-host"] [data-testid="path-outside"][data-pointer="path"]"#;
+        for (answer, expected) in [
+            ("dialog-decline", "you chose not to send it"),
+            ("dialog-accept", "Access denied"),
+        ] {
+            app.fill(Locator::Css(&arg_input("path")), "/etc", UI)
+                .await?;
+            app.click(Locator::Css(&testid("tool-run")), UI).await?;
+            app.wait_until("the question about /etc", UI, async || {
+                Ok(app
+                    .text(Locator::Css(question))
+                    .await?
+                    .filter(|t| t.contains("/etc")))
+            })
+            .await?;
+            if answer == "dialog-decline" {
+                app.screenshot("path-ask").await?;
+            }
+            app.click(Locator::Css(&testid(answer)), UI).await?;
+            app.wait_gone(Locator::Css(&testid("dialog-host")), UI)
+                .await?;
+            app.wait_until(
+                &format!("the call to end with {expected:?}"),
+                CALL,
+                async || {
+                    Ok(app
+                        .text(Locator::Css(&testid("tool-result")))
+                        .await?
+                        .filter(|t| t.contains(expected)))
+                },
+            )
+            .await?;
+        }
         Ok(())
     })
     .await

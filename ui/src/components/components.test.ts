@@ -37,6 +37,7 @@ vi.mock("../lib/api", async (importOriginal) => {
     closeFolder: vi.fn(),
     serverRoots: vi.fn(),
     setRootsPreference: vi.fn(),
+    setPathPreference: vi.fn(),
     toolPathParams: vi.fn(async () => []),
   };
 });
@@ -391,6 +392,7 @@ describe("WorkspacePanel", () => {
       server: "demo",
       expose: true,
       roots: [{ uri: "file:///w/%3Cb%3Eproject%3C/b%3E", name: "<b>project</b>" }],
+      pathArguments: "refuse",
     });
     show(WorkspacePanel, { server: demo });
     await flush();
@@ -413,7 +415,12 @@ describe("WorkspacePanel", () => {
     flushSync();
     expect($('[data-testid="server-roots-asked"]').textContent).toContain("given 1 root");
 
-    mocked.setRootsPreference.mockResolvedValueOnce({ server: "demo", expose: false, roots: [] });
+    mocked.setRootsPreference.mockResolvedValueOnce({
+      server: "demo",
+      expose: false,
+      roots: [],
+      pathArguments: "refuse",
+    });
     const toggle = $<HTMLInputElement>('[data-testid="roots-toggle"]');
     toggle.checked = false;
     toggle.dispatchEvent(new Event("change", { bubbles: true }));
@@ -421,6 +428,16 @@ describe("WorkspacePanel", () => {
     expect(mocked.setRootsPreference).toHaveBeenCalledWith("demo", false);
     expect(target.querySelectorAll('[data-testid="server-root"]')).toHaveLength(0);
     expect($('[data-testid="workspace-panel"]').textContent).toContain("Sharing is off");
+
+    // The path preference: shown as the file says it, saved as chosen.
+    const policy = $<HTMLSelectElement>('[data-testid="path-policy"]');
+    expect(policy.value).toBe("refuse");
+    mocked.setPathPreference.mockResolvedValueOnce({ server: "demo", expose: false, roots: [], pathArguments: "ask" });
+    policy.value = "ask";
+    policy.dispatchEvent(new Event("change", { bubbles: true }));
+    await flush();
+    expect(mocked.setPathPreference).toHaveBeenCalledWith("demo", "ask");
+    expect($<HTMLSelectElement>('[data-testid="path-policy"]').value).toBe("ask");
 
     mocked.closeFolder.mockResolvedValueOnce({ folders: [], roots: [] });
     $('[data-testid="workspace-close"]').click();
@@ -537,5 +554,59 @@ describe("DialogHost", () => {
     await flush();
     expect(mocked.answerInput).toHaveBeenLastCalledWith(2, { action: "cancel" });
     expect(target.querySelector('[data-testid="dialog-host"]')).toBeNull();
+  });
+});
+
+describe("PathOutsideDialog", () => {
+  const question = (id: number): PendingInput => ({
+    id,
+    request: {
+      server: "fs",
+      kind: "path_outside",
+      cause: "calling tool read_text_file",
+      params: {
+        message: "fs would receive a path outside your workspace folders",
+        tool: "read_text_file",
+        paths: [
+          {
+            pointer: "path",
+            value: "/w/project/link.txt",
+            resolved: "/etc/<b>passwd</b>",
+            reason: "path: /w/project/link.txt leads to /etc/<b>passwd</b>, outside the open workspace folders",
+          },
+        ],
+        folders: ["/w/project"],
+      },
+    },
+  });
+
+  it("shows each path as given and where it leads; Send anyway accepts, Don't send declines, Escape cancels", async () => {
+    show(DialogHost, {});
+    app.dialogs.add(question(7));
+    app.dialogs.add(question(8));
+    app.dialogs.add(question(9));
+    flushSync();
+    const item = $('[data-testid="path-outside"][data-pointer="path"]');
+    expect(item.textContent).toContain("/w/project/link.txt");
+    expect(item.textContent).toContain("leads to /etc/<b>passwd</b>");
+    expect(target.querySelector('[data-testid="path-outside"] b')).toBeNull();
+    expect($('[data-testid="dialog-host"]').textContent).toContain("Open folders: /w/project");
+    $('[data-testid="dialog-accept"]').click();
+    await flush();
+    expect(mocked.answerInput).toHaveBeenLastCalledWith(7, { action: "accept" });
+    $('[data-testid="dialog-decline"]').click();
+    await flush();
+    expect(mocked.answerInput).toHaveBeenLastCalledWith(8, { action: "decline" });
+    $("dialog").dispatchEvent(new Event("cancel", { cancelable: true }));
+    await flush();
+    expect(mocked.answerInput).toHaveBeenLastCalledWith(9, { action: "cancel" });
+  });
+
+  it("survives a request whose params are not what it expects", () => {
+    show(DialogHost, {});
+    app.dialogs.add({ id: 10, request: { server: "fs", kind: "path_outside", params: [1, 2] } });
+    flushSync();
+    expect(target.querySelectorAll('[data-testid="path-outside"]')).toHaveLength(0);
+    expect($('[data-testid="dialog-host"]').textContent).toContain("No workspace folder is open");
   });
 });

@@ -8,6 +8,7 @@ import type { HostEvent } from "../bindings/HostEvent";
 import type { ImportSource } from "../bindings/ImportSource";
 import type { InputAnswer } from "../bindings/InputAnswer";
 import type { InputResolved } from "../bindings/InputResolved";
+import type { PathArgumentPolicy } from "../bindings/PathArgumentPolicy";
 import type { PathParam } from "../bindings/PathParam";
 import type { PendingInput } from "../bindings/PendingInput";
 import type { RenderedRow } from "../bindings/RenderedRow";
@@ -76,6 +77,8 @@ export const closeFolder = (path: string): Promise<WorkspaceFolders> => call("cl
 export const serverRoots = (server: string): Promise<ServerRoots> => call("server_roots", { server });
 export const setRootsPreference = (server: string, expose: boolean): Promise<ServerRoots> =>
   call("set_roots_preference", { server, expose });
+export const setPathPreference = (server: string, policy: PathArgumentPolicy): Promise<ServerRoots> =>
+  call("set_path_preference", { server, policy });
 export const toolPathParams = (server: string, tool: string): Promise<PathParam[]> =>
   call("tool_path_params", { server, tool });
 export const smokeRendered = (rows: RenderedRow[]): Promise<null> => call("smoke_rendered", { rows });

@@ -15,6 +15,7 @@ use super::{
     CallOptions, Connection, ConnectionError, DEFAULT_MAX_MRTR_ROUNDS, MAX_REQUEST_STATE_BYTES,
 };
 use crate::broker::{InputAnswer, InputKind, InputRequest};
+use crate::config::PathArgumentPolicy;
 use crate::events::HostEvent;
 
 impl Connection {
@@ -26,7 +27,7 @@ impl Connection {
         args: Option<JsonObject>,
         options: &CallOptions,
     ) -> Result<Value, ConnectionError> {
-        if options.on_behalf_of_user && self.check_paths {
+        if options.on_behalf_of_user && self.path_arguments != PathArgumentPolicy::Allow {
             self.check_path_arguments(tool, args.as_ref()).await?;
         }
         let mut params = CallToolRequestParams::new(tool.to_string());
@@ -51,9 +52,9 @@ impl Connection {
         Ok(result)
     }
 
-    /// Every path argument the user sends must lie inside an open workspace folder (symlinks and `..` resolved).
-    /// The tool's schema says which arguments are paths; it is read fresh, since a user's call is no hot path and a
-    /// stale schema would let a path slip through.
+    /// Every path argument the user sends must lie inside an open workspace folder (symlinks and `..` resolved), or
+    /// the user says yes when the server's preference is "ask". The tool's schema says which arguments are paths; it
+    /// is read fresh, since a user's call is no hot path and a stale schema would let a path slip through.
     async fn check_path_arguments(
         &self,
         tool: &str,
@@ -75,8 +76,46 @@ impl Connection {
         if violations.is_empty() {
             return Ok(());
         }
-        let reasons: Vec<String> = violations.into_iter().map(|v| v.reason).collect();
-        Err(ConnectionError::Refused(reasons.join("; ")))
+        let reasons = violations
+            .iter()
+            .map(|v| v.reason.clone())
+            .collect::<Vec<_>>()
+            .join("; ");
+        if self.path_arguments != PathArgumentPolicy::Ask {
+            return Err(ConnectionError::Refused(reasons));
+        }
+        let question = InputRequest {
+            server: self.server.clone(),
+            kind: InputKind::PathOutside,
+            cause: Some(format!("calling tool {tool}")),
+            params: serde_json::json!({
+                "message": format!(
+                    "{} would receive {} outside your workspace folders: {reasons}. Send anyway?",
+                    self.server,
+                    if violations.len() == 1 { "a path" } else { "paths" },
+                ),
+                "tool": tool,
+                "paths": violations,
+                "folders": folders,
+            }),
+        };
+        let answer = self
+            .broker
+            .ask(question)
+            .await
+            .unwrap_or(InputAnswer::Decline);
+        self.events.emit(HostEvent::PathOutside {
+            server: self.server.clone(),
+            tool: tool.to_string(),
+            paths: violations,
+            answer: answer.action(),
+        });
+        match answer {
+            InputAnswer::Accept { .. } => Ok(()),
+            InputAnswer::Decline | InputAnswer::Cancel => Err(ConnectionError::Refused(format!(
+                "{reasons} (you chose not to send it)"
+            ))),
+        }
     }
 
     /// `prompts/get`, with MRTR rounds served through the broker. Returns the `GetPromptResult` as JSON.

@@ -4,9 +4,12 @@
 import type { Component } from "svelte";
 import type { InputKind } from "../../bindings/InputKind";
 import GenericDialog from "./GenericDialog.svelte";
+import PathOutsideDialog from "./PathOutsideDialog.svelte";
 import type { DialogProps } from "./types";
 
-const registry: Partial<Record<InputKind, Component<DialogProps>>> = {};
+const registry: Partial<Record<InputKind, Component<DialogProps>>> = {
+  path_outside: PathOutsideDialog,
+};
 
 export function registerDialog(kind: InputKind, component: Component<DialogProps>): void {
   registry[kind] = component;

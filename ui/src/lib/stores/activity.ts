@@ -95,6 +95,19 @@ export function describeEvent(event: HostEvent): Described | null {
             ? `was given ${countRoots(event.roots.length)}${event.roots.length > 0 ? `: ${event.roots.map((r) => r.uri).join(", ")}` : ""}`
             : "asked for the roots and was given none (sharing is off)",
       };
+    case "path_outside": {
+      // Wharf's own question on a call the user made: what was sent (or not) outside the workspace.
+      const paths = event.paths.map((p) => p.value).join(", ");
+      return {
+        server: event.server,
+        kind: "input",
+        level: event.answer === "accept" ? "warning" : "info",
+        text:
+          event.answer === "accept"
+            ? `${event.tool}: sent outside the workspace with your consent: ${paths}`
+            : `${event.tool}: not sent (${event.answer}), outside the workspace: ${paths}`,
+      };
+    }
     case "roots_changed":
       return { server: null, kind: "roots", level: "info", text: `workspace roots: ${countRoots(event.roots.length)}` };
     case "stderr":

@@ -2,6 +2,7 @@ import { get } from "svelte/store";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { PathParam } from "../../bindings/PathParam";
 import type { Root } from "../../bindings/Root";
+import type { ServerRoots } from "../../bindings/ServerRoots";
 import * as api from "../api";
 import { createNotices } from "./notices";
 import {
@@ -48,8 +49,8 @@ beforeEach(() => {
 describe("workspace helpers", () => {
   it("gives the new roots to the servers that share them, and not to the others", () => {
     let state = withFolders(emptyWorkspace(), { folders: ["/w/a"], roots: [root("/w/a")] });
-    state = withServerRoots(state, { server: "shares", expose: true, roots: [root("/w/a")] });
-    state = withServerRoots(state, { server: "hidden", expose: false, roots: [] });
+    state = withServerRoots(state, { server: "shares", expose: true, roots: [root("/w/a")], pathArguments: "refuse" });
+    state = withServerRoots(state, { server: "hidden", expose: false, roots: [], pathArguments: "refuse" });
     const next = withRoots(state, [root("/w/a"), root("/w/b")]);
     expect(next.roots).toEqual([root("/w/a"), root("/w/b")]);
     expect(next.servers["shares"]?.roots).toEqual([root("/w/a"), root("/w/b")]);
@@ -67,7 +68,7 @@ describe("workspace helpers", () => {
     });
     expect(state.servers["demo"]?.lastAnswer).toEqual({ roots: [root("/w/a")], shared: true });
     // Loading its roots later keeps that.
-    const loaded = withServerRoots(state, { server: "demo", expose: false, roots: [] });
+    const loaded = withServerRoots(state, { server: "demo", expose: false, roots: [], pathArguments: "refuse" });
     expect(loaded.servers["demo"]).toMatchObject({
       state: "loaded",
       expose: false,
@@ -186,24 +187,29 @@ describe("workspace store", () => {
   it("loads a server's roots and saves its preference", async () => {
     const notices = createNotices();
     const workspace = createWorkspace(notices);
-    mocked.serverRoots.mockResolvedValueOnce({ server: "demo", expose: true, roots: [root("/w/a")] });
+    mocked.serverRoots.mockResolvedValueOnce({
+      server: "demo",
+      expose: true,
+      roots: [root("/w/a")],
+      pathArguments: "refuse",
+    });
     const loading = workspace.loadServer("demo");
     expect(get(workspace).servers["demo"]?.state).toBe("loading");
     await loading;
     expect(get(workspace).servers["demo"]).toMatchObject({ state: "loaded", expose: true, roots: [root("/w/a")] });
 
-    let saved!: (v: { server: string; expose: boolean; roots: Root[] }) => void;
+    let saved!: (v: ServerRoots) => void;
     mocked.setRootsPreference.mockReturnValueOnce(new Promise((r) => (saved = r)));
     const saving = workspace.setExpose("demo", false);
     expect(get(workspace).servers["demo"]?.saving).toBe(true);
-    saved({ server: "demo", expose: false, roots: [] });
+    saved({ server: "demo", expose: false, roots: [], pathArguments: "refuse" });
     await saving;
     expect(mocked.setRootsPreference).toHaveBeenCalledWith("demo", false);
     expect(get(workspace).servers["demo"]).toMatchObject({ saving: false, expose: false, roots: [] });
 
     // A failed save is reported and the truth reloaded.
     mocked.setRootsPreference.mockRejectedValueOnce({ code: "write", message: "read-only", fields: [] });
-    mocked.serverRoots.mockResolvedValueOnce({ server: "demo", expose: false, roots: [] });
+    mocked.serverRoots.mockResolvedValueOnce({ server: "demo", expose: false, roots: [], pathArguments: "refuse" });
     await workspace.setExpose("demo", true);
     expect(get(notices).map((n) => n.text)).toEqual(["Cannot save the roots preference of demo: read-only"]);
     expect(get(workspace).servers["demo"]).toMatchObject({ saving: false, expose: false });

@@ -5,6 +5,7 @@
 import { get, writable, type Readable } from "svelte/store";
 import * as api from "../api";
 import type { HostEvent } from "../../bindings/HostEvent";
+import type { PathArgumentPolicy } from "../../bindings/PathArgumentPolicy";
 import type { PathParam } from "../../bindings/PathParam";
 import type { Root } from "../../bindings/Root";
 import type { ServerRoots } from "../../bindings/ServerRoots";
@@ -18,6 +19,8 @@ export interface ServerRootsView {
   expose: boolean;
   /** The roots it gets when it asks now. */
   roots: Root[];
+  /** What happens to a path outside the workspace the user sends it (its "pathArguments" preference). */
+  pathArguments: PathArgumentPolicy;
   error: string | null;
   /** A preference change is being saved (the server restarts with it). */
   saving: boolean;
@@ -46,6 +49,7 @@ const emptyServer = (): ServerRootsView => ({
   state: "loading",
   expose: true,
   roots: [],
+  pathArguments: "refuse",
   error: null,
   saving: false,
   lastAnswer: null,
@@ -65,7 +69,7 @@ export function withFolders(state: WorkspaceState, answer: WorkspaceFolders): Wo
   return { ...withRoots(state, answer.roots), folders: answer.folders, loaded: true };
 }
 
-/** The state with one server's roots, as `server_roots` or `set_roots_preference` answered. */
+/** The state with one server's roots, as `server_roots`, `set_roots_preference` or `set_path_preference` answered. */
 export function withServerRoots(state: WorkspaceState, answer: ServerRoots): WorkspaceState {
   const previous = state.servers[answer.server] ?? emptyServer();
   const view: ServerRootsView = {
@@ -73,6 +77,7 @@ export function withServerRoots(state: WorkspaceState, answer: ServerRoots): Wor
     state: "loaded",
     expose: answer.expose,
     roots: answer.roots,
+    pathArguments: answer.pathArguments,
     error: null,
     saving: false,
   };
@@ -147,6 +152,8 @@ export interface WorkspaceStore extends Readable<WorkspaceState> {
   loadServer(server: string): Promise<void>;
   /** Saves the server's preference (`"roots": expose` in its entry); it restarts with it. */
   setExpose(server: string, expose: boolean): Promise<void>;
+  /** Saves what happens to paths outside the workspace (`"pathArguments"` in its entry); it restarts with it. */
+  setPathPolicy(server: string, policy: PathArgumentPolicy): Promise<void>;
   handleEvent(event: HostEvent): void;
 }
 
@@ -212,6 +219,17 @@ export function createWorkspace(notices: NoticeStore): WorkspaceStore {
         store.update((s) => withServerRoots(s, answer));
       } catch (e) {
         notices.push(`Cannot save the roots preference of ${server}: ${api.toCommandError(e).message}`);
+        patchServer(server, { saving: false });
+        await loadServer(server);
+      }
+    },
+    async setPathPolicy(server, policy) {
+      patchServer(server, { saving: true });
+      try {
+        const answer = await api.setPathPreference(server, policy);
+        store.update((s) => withServerRoots(s, answer));
+      } catch (e) {
+        notices.push(`Cannot save the path preference of ${server}: ${api.toCommandError(e).message}`);
         patchServer(server, { saving: false });
         await loadServer(server);
       }
