@@ -1,5 +1,6 @@
 use super::*;
 use serde_json::json;
+use std::path::Path;
 
 fn params(schema: Value) -> Vec<(String, PathKind, bool)> {
     path_params(&schema)
