@@ -193,6 +193,8 @@ mockIPC(
         void emit("input-resolved", { id });
         return null;
       }
+      case "resume_elicitation":
+        return true;
       case "smoke_rendered":
         return null;
       case "workspace_folders":
@@ -226,6 +228,124 @@ mockIPC(
   },
   { shouldMockEvents: true },
 );
+
+const elicitFormRequest: PendingInput = {
+  id: 20,
+  request: {
+    server: "everything",
+    kind: "elicitation_form",
+    cause: "calling tool trigger-elicitation-request",
+    params: { message: "Please provide inputs for the following fields:", requestedSchema: {} },
+    view: {
+      mode: "form",
+      message: "Please provide inputs for the following fields:",
+      form: {
+        fields: [
+          {
+            name: "name",
+            title: "String",
+            description: "Your full, legal name",
+            required: true,
+            credential: false,
+            type: "string",
+          },
+          {
+            name: "check",
+            title: "Boolean",
+            description: "Agree to the terms and conditions",
+            required: false,
+            credential: false,
+            type: "boolean",
+          },
+          {
+            name: "email",
+            title: "String with email format",
+            required: false,
+            credential: false,
+            type: "string",
+            format: "email",
+          },
+          {
+            name: "birthdate",
+            title: "String with date format",
+            required: false,
+            credential: false,
+            type: "string",
+            format: "date",
+          },
+          {
+            name: "integer",
+            title: "Integer",
+            required: false,
+            credential: false,
+            type: "number",
+            integer: true,
+            minimum: 1,
+            maximum: 100,
+            default: 42,
+          },
+          {
+            name: "hero",
+            title: "Titled Single Select Enum",
+            required: false,
+            credential: false,
+            type: "select",
+            default: "hero-1",
+            options: [
+              { value: "hero-1", title: "Superman" },
+              { value: "hero-2", title: "Green Lantern" },
+              { value: "hero-3", title: "Wonder Woman" },
+            ],
+          },
+          {
+            name: "fish",
+            title: "Titled Multiple Select Enum",
+            required: false,
+            credential: false,
+            type: "multiSelect",
+            minItems: 1,
+            maxItems: 3,
+            default: ["fish-1"],
+            options: [
+              { value: "fish-1", title: "Tuna" },
+              { value: "fish-2", title: "Salmon" },
+              { value: "fish-3", title: "Trout" },
+            ],
+          },
+          { name: "api_token", title: "API token", required: false, credential: true, type: "string" },
+        ],
+      },
+      warnings: ["credential_field:api_token"],
+    },
+  },
+};
+
+const elicitUrlRequest: PendingInput = {
+  id: 21,
+  request: {
+    server: "everything",
+    kind: "elicitation_url",
+    cause: "calling tool trigger-url-elicitation",
+    params: { mode: "url", message: "Sign in to continue", url: "https://user@xn--80ak6aa92e.com/login?next=%2F" },
+    view: {
+      mode: "url",
+      message: "Sign in to continue",
+      review: {
+        url: "https://user@xn--80ak6aa92e.com/login?next=%2F",
+        normalized: "https://user@xn--80ak6aa92e.com/login?next=%2F",
+        scheme: "https",
+        host: "xn--80ak6aa92e.com",
+        displayHost: "аррӏе.com",
+        registrableDomain: "аррӏе.com",
+        hostPrefix: "",
+        warnings: ["punycode", "mixed_script", "userinfo"],
+        mayOpen: true,
+        refusal: null,
+      },
+      phase: "consent",
+    },
+  },
+};
 
 async function waitFor<T extends Element>(selector: string): Promise<T> {
   for (let i = 0; i < 200; i++) {
@@ -357,12 +477,45 @@ async function play(): Promise<void> {
               message: "Which environment should the deployment go to?",
               requestedSchema: { type: "object", properties: { env: { type: "string", enum: ["staging", "prod"] } } },
             },
+            view: {
+              mode: "form",
+              message: "Which environment should the deployment go to?",
+              form: {
+                fields: [
+                  {
+                    name: "env",
+                    required: false,
+                    credential: false,
+                    type: "select",
+                    options: [{ value: "staging" }, { value: "prod" }],
+                  },
+                ],
+              },
+              warnings: [],
+            },
           },
         },
         { id: 8, request: { server: "everything", kind: "sampling", params: { messages: [], maxTokens: 100 } } },
       ] satisfies PendingInput[]) {
         await emit("input-request", input);
       }
+      break;
+    case "elicit-form":
+      await chooseTool("everything", "configure");
+      await emit("input-request", elicitFormRequest);
+      await click('[data-testid="dialog-accept"]');
+      break;
+    case "elicit-url":
+      await chooseTool("everything", "configure");
+      await emit("input-request", elicitUrlRequest);
+      break;
+    case "paused":
+      await hostEvent({
+        event: "notice",
+        server: "everything",
+        code: "elicitation_paused",
+        message: "everything asked more than 10 questions in a minute: its questions are paused until you allow it",
+      });
       break;
     case "filter": {
       const select = await waitFor<HTMLSelectElement>('[data-testid="activity-filter"]');

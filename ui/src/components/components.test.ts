@@ -2,13 +2,18 @@
 // WebDriver suite relies on, server text never read as HTML, the smoke read-back, and the forms' round trips.
 
 import { flushSync, mount, unmount } from "svelte";
+import { get } from "svelte/store";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { FormField } from "../bindings/FormField";
+import type { HostEvent } from "../bindings/HostEvent";
 import type { PendingInput } from "../bindings/PendingInput";
+import type { UrlReview } from "../bindings/UrlReview";
 import type { ServerSummary } from "../bindings/ServerSummary";
 import type { ToolInfo } from "../bindings/ToolInfo";
 import * as api from "../lib/api";
 import { app } from "../lib/app";
 import type { CallState } from "../lib/stores/calls";
+import Banners from "./Banners.svelte";
 import DialogHost from "./DialogHost.svelte";
 import ServerForm from "./ServerForm.svelte";
 import ServerList from "./ServerList.svelte";
@@ -28,6 +33,7 @@ vi.mock("../lib/api", async (importOriginal) => {
     smokeRendered: vi.fn(async () => null),
     pendingInputs: vi.fn(async () => []),
     answerInput: vi.fn(async () => null),
+    resumeElicitation: vi.fn(async () => true),
     getUiState: vi.fn(async () => ({ selectedServer: null })),
     onHostEvent: vi.fn(unlisten),
     onInputRequest: vi.fn(unlisten),
@@ -74,6 +80,8 @@ function type(selector: string, value: string): void {
 
 beforeEach(() => {
   vi.clearAllMocks();
+  // One app for every test: a request a test left waiting must not be in front of the next test's.
+  for (const waiting of get(app.dialogs)) app.dialogs.resolved(waiting.id);
   target = document.createElement("div");
   document.body.replaceChildren(target);
 });
@@ -526,7 +534,7 @@ describe("DialogHost", () => {
     id,
     request: {
       server,
-      kind: "elicitation_url",
+      kind: "sampling",
       params: { message: `Open page ${id}?`, url: "https://x.test" },
       ...(cause !== undefined ? { cause } : {}),
     },
@@ -608,5 +616,372 @@ describe("PathOutsideDialog", () => {
     flushSync();
     expect(target.querySelectorAll('[data-testid="path-outside"]')).toHaveLength(0);
     expect($('[data-testid="dialog-host"]').textContent).toContain("No workspace folder is open");
+  });
+});
+
+describe("FormDialog", () => {
+  const fields: FormField[] = [
+    { name: "name", title: "Your name", required: true, credential: false, type: "string", minLength: 2 },
+    { name: "email", required: false, credential: false, type: "string", format: "email" },
+    { name: "site", required: false, credential: false, type: "string", format: "uri" },
+    { name: "born", required: false, credential: false, type: "string", format: "date" },
+    { name: "when", required: false, credential: false, type: "string", format: "date-time" },
+    {
+      name: "age",
+      required: false,
+      credential: false,
+      type: "number",
+      integer: true,
+      minimum: 1,
+      maximum: 100,
+      default: 42,
+    },
+    { name: "ratio", required: false, credential: false, type: "number", integer: false, default: 3.14 },
+    { name: "agree", description: "the <b>terms</b>", required: false, credential: false, type: "boolean" },
+    {
+      name: "hero",
+      required: false,
+      credential: false,
+      type: "select",
+      default: "hero-1",
+      options: [
+        { value: "hero-1", title: "Superman" },
+        { value: "hero-2", title: "Wonder Woman" },
+      ],
+    },
+    {
+      name: "friend",
+      required: false,
+      credential: false,
+      type: "select",
+      options: ["Monica", "Rachel", "Joey", "Chandler", "Ross"].map((value) => ({ value })),
+    },
+    {
+      name: "fish",
+      required: false,
+      credential: false,
+      type: "multiSelect",
+      minItems: 1,
+      maxItems: 2,
+      default: ["fish-1"],
+      options: [
+        { value: "fish-1", title: "Tuna" },
+        { value: "fish-2", title: "Salmon" },
+        { value: "fish-3", title: "Trout" },
+      ],
+    },
+    { name: "api_key", title: "API key", required: false, credential: true, type: "string" },
+  ];
+  const form = (id: number, formFields: FormField[] = fields): PendingInput => ({
+    id,
+    request: {
+      server: "everything",
+      kind: "elicitation_form",
+      cause: "calling tool trigger-elicitation-request",
+      params: { message: "ignored: the view's message is shown", requestedSchema: {} },
+      view: {
+        mode: "form",
+        message: "Please provide <i>inputs</i>",
+        form: { fields: formFields },
+        warnings: formFields.filter((f) => f.credential).map((f) => `credential_field:${f.name}`),
+      },
+    },
+  });
+  const input = <T extends HTMLElement = HTMLInputElement>(field: string, value?: string): T =>
+    $<T>(`[data-testid="elicit-input"][data-field="${field}"]${value !== undefined ? `[data-value="${value}"]` : ""}`);
+  const errorOf = (field: string): string | null =>
+    target.querySelector(`[data-testid="elicit-error"][data-field="${field}"]`)?.textContent?.trim() ?? null;
+  const submit = async (): Promise<void> => {
+    $<HTMLFormElement>('[data-testid="elicit-form"]').requestSubmit();
+    await flush();
+  };
+
+  it("renders every field type with its label, defaults pre-filled and the first field focused", () => {
+    show(DialogHost, {});
+    app.dialogs.add(form(101));
+    flushSync();
+    expect($('[data-testid="dialog-message"]').textContent).toBe("Please provide <i>inputs</i>");
+    expect(target.querySelector('[data-testid="dialog-message"] i')).toBeNull();
+    expect(target.querySelector('[data-testid="elicit-field"][data-field="agree"] b')).toBeNull();
+
+    const name = input("name");
+    expect(name.type).toBe("text");
+    expect(name.getAttribute("aria-required")).toBe("true");
+    expect(target.querySelector(`label[for="${name.id}"]`)?.textContent).toContain("Your name");
+    expect(target.querySelector(`label[for="${name.id}"] .required`)).not.toBeNull();
+    expect(document.activeElement).toBe(name);
+    expect(input("email").type).toBe("email");
+    expect(input("site").type).toBe("url");
+    expect(input("born").type).toBe("date");
+    expect(input("when").type).toBe("datetime-local");
+    const age = input("age");
+    expect([age.type, age.value, age.min, age.max, age.step]).toEqual(["number", "42", "1", "100", "1"]);
+    expect(input("ratio").value).toBe("3.14");
+    expect(input("agree").type).toBe("checkbox");
+    expect(input("agree").checked).toBe(false);
+    // Few choices: radios with their titles; more: a select. Titles shown, values sent.
+    expect(input("hero", "hero-1").type).toBe("radio");
+    expect(input("hero", "hero-1").checked).toBe(true);
+    expect(input("hero", "hero-2").closest("label")?.textContent?.trim()).toBe("Wonder Woman");
+    const friend = input<HTMLSelectElement>("friend");
+    expect(friend.tagName).toBe("SELECT");
+    expect([...friend.options].map((o) => o.value)).toEqual(["", "Monica", "Rachel", "Joey", "Chandler", "Ross"]);
+    expect(input("fish", "fish-1").type).toBe("checkbox");
+    expect(input("fish", "fish-1").checked).toBe(true);
+    expect(input("fish", "fish-2").checked).toBe(false);
+    expect(input("fish", "fish-3").closest("label")?.textContent?.trim()).toBe("Trout");
+  });
+
+  it("warns about a credential field and masks it, with a toggle to show it", () => {
+    show(DialogHost, {});
+    app.dialogs.add(form(102));
+    flushSync();
+    const warning = $('[data-testid="elicit-credential-warning"][data-field="api_key"]');
+    const said = warning.textContent?.replace(/\s+/g, " ") ?? "";
+    expect(said).toContain("the MCP spec forbids asking for secrets in a form: the server should use a URL instead");
+    expect(target.querySelectorAll('[data-testid="elicit-credential-warning"]')).toHaveLength(1);
+    expect(input("api_key").type).toBe("password");
+    expect(input("api_key").getAttribute("aria-describedby")).toContain(warning.id);
+    $('[data-testid="elicit-reveal"][data-field="api_key"]').click();
+    flushSync();
+    expect(input("api_key").type).toBe("text");
+    $('[data-testid="elicit-reveal"][data-field="api_key"]').click();
+    flushSync();
+    expect(input("api_key").type).toBe("password");
+  });
+
+  it("checks before sending: errors next to their fields, nothing sent", async () => {
+    show(DialogHost, {});
+    app.dialogs.add(form(103));
+    flushSync();
+    type('[data-testid="elicit-input"][data-field="email"]', "not-an-email");
+    type('[data-testid="elicit-input"][data-field="age"]', "500");
+    input("fish", "fish-1").click();
+    flushSync();
+    await submit();
+    expect(mocked.answerInput).not.toHaveBeenCalled();
+    expect(errorOf("name")).toBe("Required.");
+    expect(errorOf("email")).toMatch(/email address/);
+    expect(errorOf("age")).toBe("Must be at most 100.");
+    expect(errorOf("fish")).toBe("Choose at least 1 option.");
+    expect(errorOf("site")).toBeNull();
+    expect(input("email").getAttribute("aria-invalid")).toBe("true");
+    expect(document.activeElement).toBe(input("name"));
+  });
+
+  it("sends the values as typed, converted, defaults included; Rust's invalid_answer shows next to the fields", async () => {
+    mocked.answerInput.mockRejectedValueOnce({
+      code: "invalid_answer",
+      message: "the answer does not fit the form",
+      fields: [
+        { field: "name", message: '"name" must match the server\'s rule' },
+        { field: "", message: "something about the whole answer" },
+      ],
+    });
+    show(DialogHost, {});
+    app.dialogs.add(form(104));
+    flushSync();
+    type('[data-testid="elicit-input"][data-field="name"]', "Ada");
+    type('[data-testid="elicit-input"][data-field="ratio"]', "2.5");
+    input("agree").click();
+    input("hero", "hero-2").click();
+    const friend = input<HTMLSelectElement>("friend");
+    friend.value = "Joey";
+    friend.dispatchEvent(new Event("change", { bubbles: true }));
+    input("fish", "fish-3").click();
+    type('[data-testid="elicit-input"][data-field="api_key"]', "s3cret");
+    flushSync();
+    await submit();
+    const expected = {
+      action: "accept",
+      content: {
+        name: "Ada",
+        age: 42,
+        ratio: 2.5,
+        agree: true,
+        hero: "hero-2",
+        friend: "Joey",
+        fish: ["fish-1", "fish-3"],
+        api_key: "s3cret",
+      },
+    };
+    expect(mocked.answerInput).toHaveBeenCalledWith(104, expected);
+    // Refused: the dialog stays, with the problems where they belong, and no notice.
+    expect($('[data-testid="dialog-host"]')).toBeTruthy();
+    expect(errorOf("name")).toBe('"name" must match the server\'s rule');
+    expect(errorOf("")).toBe("something about the whole answer");
+    expect(get(app.notices)).toEqual([]);
+    await submit();
+    expect(mocked.answerInput).toHaveBeenCalledTimes(2);
+    expect(target.querySelector('[data-testid="dialog-host"]')).toBeNull();
+  });
+
+  it("sends Decline, Cancel and Escape distinctly, and Enter submits", async () => {
+    const small: FormField[] = [{ name: "name", required: true, credential: false, type: "string" }];
+    show(DialogHost, {});
+    for (const id of [105, 106, 107, 108]) app.dialogs.add(form(id, small));
+    flushSync();
+    $('[data-testid="dialog-decline"]').click();
+    await flush();
+    expect(mocked.answerInput).toHaveBeenLastCalledWith(105, { action: "decline" });
+    $('[data-testid="dialog-cancel"]').click();
+    await flush();
+    expect(mocked.answerInput).toHaveBeenLastCalledWith(106, { action: "cancel" });
+    $("dialog").dispatchEvent(new Event("cancel", { cancelable: true }));
+    await flush();
+    expect(mocked.answerInput).toHaveBeenLastCalledWith(107, { action: "cancel" });
+    type('[data-testid="elicit-input"][data-field="name"]', "Grace");
+    // Enter in a field submits the form (the Accept button is its submit button).
+    expect($('[data-testid="dialog-accept"]').getAttribute("type")).toBe("submit");
+    await submit();
+    expect(mocked.answerInput).toHaveBeenLastCalledWith(108, { action: "accept", content: { name: "Grace" } });
+    expect(mocked.answerInput).toHaveBeenCalledTimes(4);
+  });
+});
+
+describe("UrlDialog", () => {
+  const review = (over: Partial<UrlReview> = {}): UrlReview => ({
+    url: "https://login.accounts.example.co.uk/consent?state=abc#x",
+    normalized: "https://login.accounts.example.co.uk/consent?state=abc#x",
+    scheme: "https",
+    host: "login.accounts.example.co.uk",
+    displayHost: "login.accounts.example.co.uk",
+    registrableDomain: "example.co.uk",
+    hostPrefix: "login.accounts.",
+    warnings: [],
+    mayOpen: true,
+    refusal: null,
+    ...over,
+  });
+  const url = (id: number, r: UrlReview, phase: "consent" | "finish" = "consent"): PendingInput => ({
+    id,
+    request: {
+      server: "everything",
+      kind: "elicitation_url",
+      cause: "calling tool trigger-url-elicitation",
+      params: { mode: "url", message: "raw", url: r.url, elicitationId: "e1" },
+      view: { mode: "url", message: "Sign in to <b>continue</b>", review: r, elicitation_id: "e1", phase },
+    },
+  });
+
+  it("shows the full URL as text, the host with its registrable domain emphasised, and no link", async () => {
+    show(DialogHost, {});
+    app.dialogs.add(url(201, review()));
+    app.dialogs.add(url(202, review()));
+    flushSync();
+    expect($('[data-testid="dialog-message"]').textContent).toBe("Sign in to <b>continue</b>");
+    expect($('[data-testid="url-full"]').textContent).toBe("https://login.accounts.example.co.uk/consent?state=abc#x");
+    expect($('[data-testid="url-host"]').textContent?.trim()).toBe("login.accounts.example.co.uk");
+    const domain = $('[data-testid="url-domain"]');
+    expect(domain.tagName).toBe("STRONG");
+    expect(domain.textContent).toBe("example.co.uk");
+    expect(target.querySelector('[data-testid="url-host-ascii"]')).toBeNull();
+    expect(target.querySelector('[data-testid="url-warnings"]')).toBeNull();
+    expect(target.querySelectorAll("a")).toHaveLength(0);
+    expect(target.querySelector("[href]")).toBeNull();
+    expect(target.querySelector("iframe")).toBeNull();
+    expect($('[data-testid="dialog-accept"]').textContent?.trim()).toBe("Open in browser");
+    $('[data-testid="dialog-accept"]').click();
+    await flush();
+    expect(mocked.answerInput).toHaveBeenLastCalledWith(201, { action: "accept" });
+    $('[data-testid="dialog-decline"]').click();
+    await flush();
+    expect(mocked.answerInput).toHaveBeenLastCalledWith(202, { action: "decline" });
+  });
+
+  it("shows both forms of an international host and every warning as a sentence", () => {
+    show(DialogHost, {});
+    const r = review({
+      url: "http://user@xn--80ak6aa92e.com/",
+      host: "xn--80ak6aa92e.com",
+      displayHost: "аррӏе.com",
+      registrableDomain: "аррӏе.com",
+      hostPrefix: "",
+      warnings: ["not_https", "punycode", "mixed_script", "userinfo"],
+    });
+    app.dialogs.add(url(203, r));
+    flushSync();
+    expect($('[data-testid="url-domain"]').textContent).toBe("аррӏе.com");
+    expect($('[data-testid="url-host-ascii"]').textContent).toBe("xn--80ak6aa92e.com");
+    const shown = [...target.querySelectorAll('[data-testid="url-warning"]')];
+    expect(shown.map((w) => w.getAttribute("data-warning"))).toEqual([
+      "not_https",
+      "punycode",
+      "mixed_script",
+      "userinfo",
+    ]);
+    for (const w of shown) expect(w.textContent?.length ?? 0).toBeGreaterThan(20);
+    expect(shown[1]?.textContent).toContain("xn--80ak6aa92e.com");
+  });
+
+  it("shows an IP host without a domain to emphasise, with its warnings", () => {
+    show(DialogHost, {});
+    app.dialogs.add(
+      url(
+        4,
+        review({
+          url: "http://127.0.0.1:9/x",
+          host: "127.0.0.1",
+          displayHost: "127.0.0.1",
+          registrableDomain: null,
+          hostPrefix: null,
+          warnings: ["not_https", "ip_literal"],
+        }),
+      ),
+    );
+    flushSync();
+    expect($('[data-testid="url-host"]').textContent?.trim()).toBe("127.0.0.1");
+    expect(target.querySelector('[data-testid="url-host-ascii"]')).toBeNull();
+    expect($('[data-testid="url-warning"][data-warning="ip_literal"]').textContent).toContain("127.0.0.1");
+    expect($('[data-testid="url-warning"][data-warning="not_https"]').textContent).toContain("Not https");
+  });
+
+  it("in the finish phase waits for the user: I've finished accepts, Cancel gives up, no Decline", async () => {
+    show(DialogHost, {});
+    app.dialogs.add(url(205, review(), "finish"));
+    app.dialogs.add(url(206, review(), "finish"));
+    flushSync();
+    expect($('[data-testid="url-finish-waiting"]').textContent).toContain("Waiting for you to finish in the browser");
+    expect(target.querySelector('[data-testid="dialog-decline"]')).toBeNull();
+    expect($('[data-testid="dialog-accept"]').textContent?.trim()).toBe("I've finished");
+    $('[data-testid="dialog-accept"]').click();
+    await flush();
+    expect(mocked.answerInput).toHaveBeenLastCalledWith(205, { action: "accept" });
+    $('[data-testid="dialog-cancel"]').click();
+    await flush();
+    expect(mocked.answerInput).toHaveBeenLastCalledWith(206, { action: "cancel" });
+  });
+});
+
+describe("paused servers", () => {
+  it("shows an elicitation_paused notice with an Allow button that resumes the server", async () => {
+    let handler: ((event: HostEvent) => void) | null = null;
+    mocked.onHostEvent.mockImplementation(async (h) => {
+      handler = h;
+      return () => undefined;
+    });
+    mocked.startupReport.mockResolvedValue({ configPath: "/x/mcp.json", errors: [], warnings: [], smoke: false });
+    mocked.listServers.mockResolvedValue([]);
+    show(Banners, {});
+    await app.start();
+    const emit = (event: HostEvent): void => {
+      if (handler === null) throw new Error("not listening");
+      handler(event);
+      flushSync();
+    };
+    emit({ event: "notice", server: "chatty", code: "declined_before", message: "declined without asking" });
+    expect(target.querySelector('[data-testid="elicitation-paused"]')).toBeNull();
+    emit({
+      event: "notice",
+      server: "chatty",
+      code: "elicitation_paused",
+      message: "chatty asked more than 10 questions in a minute",
+    });
+    const banner = $('[data-testid="elicitation-paused"][data-server="chatty"]');
+    expect(banner.textContent).toContain("chatty asked more than 10 questions in a minute");
+    $('[data-testid="elicitation-allow"]').click();
+    await flush();
+    expect(mocked.resumeElicitation).toHaveBeenCalledWith("chatty");
+    expect(target.querySelector('[data-testid="elicitation-paused"]')).toBeNull();
   });
 });

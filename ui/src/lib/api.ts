@@ -68,6 +68,8 @@ export const getUiState = (): Promise<UiState> => call("get_ui_state");
 export const setSelectedServer = (name: string | null): Promise<null> => call("set_selected_server", { name });
 export const pendingInputs = (): Promise<PendingInput[]> => call("pending_inputs");
 export const answerInput = (id: number, answer: InputAnswer): Promise<null> => call("answer_input", { id, answer });
+/** Lets a server Wharf paused (it asked too many questions) ask again; true when it was paused. */
+export const resumeElicitation = (server: string): Promise<boolean> => call("resume_elicitation", { server });
 export const workspaceFolders = (): Promise<WorkspaceFolders> => call("workspace_folders");
 /** The native folder picker (shown by the Rust side); null when the user cancelled. */
 export const openFolderDialog = (): Promise<WorkspaceFolders | null> => call("open_folder_dialog");

@@ -7,6 +7,7 @@ import { createActivity } from "./stores/activity";
 import { createCalls } from "./stores/calls";
 import { createDialogs } from "./stores/dialogs";
 import { createNotices } from "./stores/notices";
+import { createPaused } from "./stores/paused";
 import { createSelection } from "./stores/selection";
 import { createServers } from "./stores/servers";
 import { createTools } from "./stores/tools";
@@ -22,6 +23,7 @@ export function createApp() {
   const selection = createSelection(notices);
   const tools = createTools();
   const workspace = createWorkspace(notices);
+  const paused = createPaused(notices);
 
   async function start(): Promise<void> {
     try {
@@ -37,6 +39,7 @@ export function createApp() {
         calls.handleEvent(event);
         tools.handleEvent(event);
         workspace.handleEvent(event);
+        paused.handleEvent(event);
       }),
       api.onInputRequest((input) => {
         activity.inputRequest(input);
@@ -57,6 +60,7 @@ export function createApp() {
     selection,
     tools,
     workspace,
+    paused,
     start,
   };
 }

@@ -1,14 +1,18 @@
-// Which dialog shows which kind of server request. Later issues register their own (elicitation form, URL
-// consent, sampling review, roots); every kind without one gets the generic dialog.
+// Which dialog shows which kind of server request. Later issues register their own (sampling review,
+// roots); every kind without one gets the generic dialog.
 
 import type { Component } from "svelte";
 import type { InputKind } from "../../bindings/InputKind";
+import FormDialog from "./FormDialog.svelte";
 import GenericDialog from "./GenericDialog.svelte";
 import PathOutsideDialog from "./PathOutsideDialog.svelte";
+import UrlDialog from "./UrlDialog.svelte";
 import type { DialogProps } from "./types";
 
 const registry: Partial<Record<InputKind, Component<DialogProps>>> = {
   path_outside: PathOutsideDialog,
+  elicitation_form: FormDialog,
+  elicitation_url: UrlDialog,
 };
 
 export function registerDialog(kind: InputKind, component: Component<DialogProps>): void {

@@ -29,6 +29,20 @@ function countRoots(n: number): string {
   return n === 1 ? "1 root" : `${n} roots`;
 }
 
+/** An elicitation's answer as the log says it. */
+function answered(answer: string): string {
+  switch (answer) {
+    case "accept":
+      return "answered";
+    case "decline":
+      return "declined";
+    case "cancel":
+      return "cancelled";
+    default:
+      return answer;
+  }
+}
+
 function dataText(data: JsonValue): string {
   return typeof data === "string" ? data : JSON.stringify(data);
 }
@@ -106,6 +120,28 @@ export function describeEvent(event: HostEvent): Described | null {
           event.answer === "accept"
             ? `${event.tool}: sent outside the workspace with your consent: ${paths}`
             : `${event.tool}: not sent (${event.answer}), outside the workspace: ${paths}`,
+      };
+    }
+    case "elicitation_form": {
+      // The answer only: what the user typed stays out of the log.
+      const fields = event.fields.length === 1 ? "1 field" : `${event.fields.length} fields`;
+      const flagged =
+        event.warnings.length > 0 ? `; asked for what looks like a secret (${event.warnings.join(", ")})` : "";
+      return {
+        server: event.server,
+        kind: "input",
+        level: event.warnings.length > 0 ? "warning" : "info",
+        text: `form (${fields}) "${event.message}": ${answered(event.answer)}${flagged}`,
+      };
+    }
+    case "elicitation_url": {
+      const warnings = event.warnings.length > 0 ? ` [${event.warnings.join(", ")}]` : "";
+      const outcome = event.opened ? "opened in the system browser" : `not opened (${answered(event.answer)})`;
+      return {
+        server: event.server,
+        kind: "input",
+        level: event.warnings.length > 0 ? "warning" : "info",
+        text: `web page ${event.url}${warnings}: ${outcome}`,
       };
     }
     case "roots_changed":

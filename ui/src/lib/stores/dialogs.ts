@@ -4,6 +4,7 @@
 
 import { writable, type Readable } from "svelte/store";
 import * as api from "../api";
+import type { CommandError } from "../../bindings/CommandError";
 import type { InputAnswer } from "../../bindings/InputAnswer";
 import type { PendingInput } from "../../bindings/PendingInput";
 import type { NoticeStore } from "./notices";
@@ -14,7 +15,9 @@ export interface DialogStore extends Readable<PendingInput[]> {
   resolved(id: number): void;
   /** Merges `pending_inputs()` into the queue. */
   load(): Promise<void>;
-  answer(id: number, answer: InputAnswer): Promise<void>;
+  /** Null once answered. An answer the Rust side refused as not fitting (`invalid_answer`, a form) leaves the request
+   * waiting and is returned, for the dialog to show; any other failure is a notice too. */
+  answer(id: number, answer: InputAnswer): Promise<CommandError | null>;
 }
 
 export function createDialogs(notices: NoticeStore): DialogStore {
@@ -44,11 +47,15 @@ export function createDialogs(notices: NoticeStore): DialogStore {
       try {
         await api.answerInput(id, answer);
         resolved(id);
+        return null;
       } catch (e) {
         const error = api.toCommandError(e);
+        // The dialog shows these next to its fields: the request still waits for a better answer.
+        if (error.code === "invalid_answer") return error;
         // Gone already (answered elsewhere, timed out): nothing left to answer.
         if (error.code === "unknown_request") resolved(id);
         notices.push(`Cannot answer request #${id}: ${error.message}`);
+        return error;
       }
     },
   };

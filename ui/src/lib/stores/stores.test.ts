@@ -10,6 +10,7 @@ import { createCalls, withProgress, type CallsState } from "./calls";
 import { coalesce } from "./coalesce";
 import { createDialogs } from "./dialogs";
 import { createNotices } from "./notices";
+import { createPaused } from "./paused";
 import { createSelection, effectiveSelection } from "./selection";
 import { createServers, withStatus } from "./servers";
 import { createTools, filterTools } from "./tools";
@@ -26,6 +27,7 @@ vi.mock("../api", async (importOriginal) => {
     cancelCall: vi.fn(),
     pendingInputs: vi.fn(),
     answerInput: vi.fn(),
+    resumeElicitation: vi.fn(),
     getUiState: vi.fn(),
     setSelectedServer: vi.fn(),
   };
@@ -213,6 +215,47 @@ describe("activity log", () => {
     expect(get(log)[0]).toMatchObject({ server: "a", kind: "input", text: "asks: sampling #4 (calling tool x)" });
   });
 
+  it("describes elicitations by their answer, never their content", () => {
+    const form: HostEvent = {
+      event: "elicitation_form",
+      server: "e",
+      message: "Who?",
+      fields: [
+        { name: "name", required: true, credential: false, type: "string" },
+        { name: "pin", required: false, credential: true, type: "string" },
+      ],
+      warnings: ["credential_field:pin"],
+      answer: "decline",
+    };
+    expect(describeEvent(form)).toEqual({
+      server: "e",
+      kind: "input",
+      level: "warning",
+      text: 'form (2 fields) "Who?": declined; asked for what looks like a secret (credential_field:pin)',
+    });
+    expect(describeEvent({ ...form, fields: [], warnings: [], answer: "accept" })?.text).toBe(
+      'form (0 fields) "Who?": answered',
+    );
+    const url: HostEvent = {
+      event: "elicitation_url",
+      server: "e",
+      message: "Sign in",
+      url: "http://127.0.0.1:9/x",
+      host: "127.0.0.1",
+      warnings: ["not_https", "ip_literal"],
+      answer: "accept",
+      opened: true,
+    };
+    expect(describeEvent(url)).toMatchObject({
+      level: "warning",
+      text: "web page http://127.0.0.1:9/x [not_https, ip_literal]: opened in the system browser",
+    });
+    expect(describeEvent({ ...url, warnings: [], answer: "cancel", opened: false })).toMatchObject({
+      level: "info",
+      text: "web page http://127.0.0.1:9/x: not opened (cancelled)",
+    });
+  });
+
   it("maps MCP log levels", () => {
     expect(
       ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency", "odd"].map(logLevel),
@@ -256,6 +299,20 @@ describe("dialog queue", () => {
     expect(get(dialogs).map((d) => d.id)).toEqual([2]);
   });
 
+  it("keeps a form whose answer the Rust side refused, and hands the problems back without a notice", async () => {
+    const refusal = { code: "invalid_answer", message: "does not fit", fields: [{ field: "n", message: "too big" }] };
+    mocked.answerInput.mockRejectedValueOnce(refusal);
+    const notices = createNotices();
+    const dialogs = createDialogs(notices);
+    dialogs.add(input(1));
+    expect(await dialogs.answer(1, { action: "accept", content: { n: 9 } })).toEqual(refusal);
+    expect(get(dialogs).map((d) => d.id)).toEqual([1]);
+    expect(get(notices)).toEqual([]);
+    mocked.answerInput.mockResolvedValueOnce(null);
+    expect(await dialogs.answer(1, { action: "accept", content: { n: 1 } })).toBeNull();
+    expect(get(dialogs)).toEqual([]);
+  });
+
   it("keeps a request whose answer failed, and says so", async () => {
     mocked.answerInput.mockRejectedValueOnce({ code: "internal", message: "broken pipe", fields: [] });
     const notices = createNotices();
@@ -264,6 +321,35 @@ describe("dialog queue", () => {
     await dialogs.answer(1, { action: "accept" });
     expect(get(dialogs).map((d) => d.id)).toEqual([1]);
     expect(get(notices)[0]?.text).toBe("Cannot answer request #1: broken pipe");
+  });
+});
+
+describe("paused servers", () => {
+  it("lists the servers paused by an elicitation_paused notice, until allowed or dismissed", async () => {
+    mocked.resumeElicitation.mockResolvedValue(true);
+    const notices = createNotices();
+    const paused = createPaused(notices);
+    const notice = (server: string | undefined, code: string): HostEvent => ({
+      event: "notice",
+      ...(server !== undefined ? { server } : {}),
+      code,
+      message: `${server ?? "?"}: ${code}`,
+    });
+    paused.handleEvent(notice("a", "elicitation_paused"));
+    paused.handleEvent(notice("b", "declined_before"));
+    paused.handleEvent(notice(undefined, "elicitation_paused"));
+    paused.handleEvent(notice("c", "elicitation_paused"));
+    paused.handleEvent(notice("a", "elicitation_paused"));
+    expect(get(paused).map((p) => p.server)).toEqual(["c", "a"]);
+    await paused.allow("a");
+    expect(mocked.resumeElicitation).toHaveBeenCalledWith("a");
+    expect(get(paused).map((p) => p.server)).toEqual(["c"]);
+    mocked.resumeElicitation.mockRejectedValueOnce({ code: "internal", message: "gone", fields: [] });
+    await paused.allow("c");
+    expect(get(paused).map((p) => p.server)).toEqual(["c"]);
+    expect(get(notices)[0]?.text).toBe("Cannot allow c to ask again: gone");
+    paused.dismiss("c");
+    expect(get(paused)).toEqual([]);
   });
 });
 
