@@ -22,6 +22,7 @@ const COMMANDS: &[&str] = &[
     "set_selected_server",
     "pending_inputs",
     "answer_input",
+    "resume_elicitation",
     "workspace_folders",
     "open_folder_dialog",
     "open_folder",

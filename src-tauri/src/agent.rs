@@ -7,9 +7,12 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use futures::future::BoxFuture;
 use serde::Serialize;
+use serde_json::Value;
 use tauri::{AppHandle, Emitter};
 use tokio::sync::oneshot;
-use wharf_core::broker::{InputAnswer, InputRequest, UserAgent};
+use wharf_core::broker::{InputAnswer, InputKind, InputRequest, UserAgent};
+use wharf_core::elicitation::form::FieldProblem;
+use wharf_core::elicitation::{checked_content, ElicitationView};
 
 /// The event that announces a new request to the dialog host.
 pub const INPUT_REQUEST: &str = "input-request";
@@ -72,6 +75,24 @@ impl AppAgent {
         }
     }
 
+    /// Like [`reply`](Self::reply), but a form's Accept is checked first against the form it answers (the server's
+    /// `requestedSchema` and the spec Wharf made of it): an answer that does not fit is refused with one problem per
+    /// field, and the request keeps waiting, so the dialog can show the problems next to the fields.
+    pub fn reply_checked(&self, id: u64, answer: InputAnswer) -> Result<bool, Vec<FieldProblem>> {
+        let request = self
+            .pending
+            .lock()
+            .ok()
+            .and_then(|p| p.get(&id).map(|(request, _)| request.clone()));
+        let Some(request) = request else {
+            return Ok(false);
+        };
+        if let InputAnswer::Accept { content } = &answer {
+            check_form_answer(&request, content.clone())?;
+        }
+        Ok(self.reply(id, answer))
+    }
+
     /// Everything still waiting is cancelled: the user closed the window without answering.
     pub fn cancel_all(&self) {
         let waiting = self
@@ -96,6 +117,25 @@ impl AppAgent {
     fn resolved(&self, id: u64) {
         self.emit(INPUT_RESOLVED, InputResolved { id });
     }
+}
+
+/// The authoritative check of a form's answer, the one the broker makes before sending it (defaults filled in,
+/// validated against the server's schema). Other kinds have nothing to check here.
+fn check_form_answer(
+    request: &InputRequest,
+    content: Option<Value>,
+) -> Result<(), Vec<FieldProblem>> {
+    let (InputKind::ElicitationForm, Some(ElicitationView::Form { form, .. })) =
+        (request.kind, &request.view)
+    else {
+        return Ok(());
+    };
+    let schema = request
+        .params
+        .get("requestedSchema")
+        .cloned()
+        .unwrap_or(Value::Null);
+    checked_content(&schema, form, content).map(|_| ())
 }
 
 /// Removes a request whose asker stopped waiting (the call was cancelled or the server went away).
@@ -149,18 +189,42 @@ mod tests {
             kind: InputKind::ElicitationForm,
             cause: Some("calling tool t".into()),
             params: json!({"message": "?"}),
+            view: None,
         }
     }
 
-    /// Polls a future once, so it registers its request, and returns it still pending.
-    async fn started<'a>(agent: &'a AppAgent, server: &str) -> BoxFuture<'a, InputAnswer> {
-        let mut fut = UserAgent::answer(agent, request(server));
+    /// A form request as the broker makes it: the server's schema in the params, Wharf's spec of it in the view.
+    fn form_request(schema: Value) -> InputRequest {
+        let form = wharf_core::elicitation::form::parse_form(&schema).expect("a form");
+        InputRequest {
+            server: "s".into(),
+            kind: InputKind::ElicitationForm,
+            cause: None,
+            params: json!({"message": "Who are you?", "requestedSchema": schema}),
+            view: Some(ElicitationView::Form {
+                message: "Who are you?".into(),
+                form,
+                warnings: Vec::new(),
+            }),
+        }
+    }
+
+    async fn started_with<'a>(
+        agent: &'a AppAgent,
+        request: InputRequest,
+    ) -> BoxFuture<'a, InputAnswer> {
+        let mut fut = UserAgent::answer(agent, request);
         tokio::select! {
             biased;
             _ = &mut fut => panic!("answered before anyone answered"),
             _ = std::future::ready(()) => {}
         }
         fut
+    }
+
+    /// Polls a future once, so it registers its request, and returns it still pending.
+    async fn started<'a>(agent: &'a AppAgent, server: &str) -> BoxFuture<'a, InputAnswer> {
+        started_with(agent, request(server)).await
     }
 
     #[tokio::test]
@@ -210,5 +274,89 @@ mod tests {
             agent.pending().is_empty(),
             "the call that asked is gone, so is its dialog"
         );
+    }
+
+    fn accept(content: Value) -> InputAnswer {
+        InputAnswer::Accept {
+            content: Some(content),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_form_answer_that_does_not_fit_is_refused_field_by_field_and_keeps_waiting() {
+        let agent = AppAgent::default();
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "minLength": 2},
+                "age": {"type": "integer", "minimum": 0, "maximum": 150},
+                "email": {"type": "string", "format": "email"},
+                "colour": {"type": "string", "enum": ["red", "green"], "default": "red"}
+            },
+            "required": ["name", "age"]
+        });
+        let waiting = started_with(&agent, form_request(schema)).await;
+        let id = agent.pending()[0].id;
+
+        let problems = agent
+            .reply_checked(
+                id,
+                accept(json!({"name": "x", "age": 200, "email": "nope"})),
+            )
+            .expect_err("three fields are wrong");
+        let fields: Vec<&str> = problems.iter().map(|p| p.field.as_str()).collect();
+        assert_eq!(fields.len(), 3, "{problems:?}");
+        for field in ["name", "age", "email"] {
+            assert!(fields.contains(&field), "{field} in {problems:?}");
+        }
+        let missing = agent
+            .reply_checked(id, accept(json!({"name": "Ada"})))
+            .expect_err("age is required");
+        assert_eq!(missing[0].field, "age");
+        assert!(missing[0].message.contains("required"), "{missing:?}");
+        let not_an_object = agent
+            .reply_checked(id, accept(json!([1])))
+            .expect_err("not an object");
+        assert_eq!(not_an_object[0].field, "");
+        assert_eq!(
+            agent.pending().len(),
+            1,
+            "a refused answer leaves the request waiting"
+        );
+
+        assert_eq!(
+            agent.reply_checked(id, accept(json!({"name": "Ada", "age": 36}))),
+            Ok(true)
+        );
+        assert_eq!(
+            waiting.await,
+            accept(json!({"name": "Ada", "age": 36})),
+            "the answer goes on as given (the broker fills the defaults)"
+        );
+        assert_eq!(agent.reply_checked(id, InputAnswer::Cancel), Ok(false));
+    }
+
+    #[tokio::test]
+    async fn decline_and_cancel_are_never_checked_and_other_kinds_pass_through() {
+        let agent = AppAgent::default();
+        let schema = json!({
+            "type": "object",
+            "properties": {"name": {"type": "string"}},
+            "required": ["name"]
+        });
+        let declined = started_with(&agent, form_request(schema.clone())).await;
+        let cancelled = started_with(&agent, form_request(schema)).await;
+        let other = started(&agent, "plain").await;
+        let ids: Vec<u64> = agent.pending().iter().map(|p| p.id).collect();
+        assert_eq!(agent.reply_checked(ids[0], InputAnswer::Decline), Ok(true));
+        assert_eq!(agent.reply_checked(ids[1], InputAnswer::Cancel), Ok(true));
+        // A form kind without Wharf's view (nothing to check against) and no content: passed on as it is.
+        assert_eq!(
+            agent.reply_checked(ids[2], InputAnswer::Accept { content: None }),
+            Ok(true)
+        );
+        assert_eq!(declined.await, InputAnswer::Decline);
+        assert_eq!(cancelled.await, InputAnswer::Cancel);
+        assert_eq!(other.await, InputAnswer::Accept { content: None });
     }
 }

@@ -10,7 +10,7 @@ use wharf_core::broker::InputAnswer;
 use wharf_core::config::edit::{ConfigDocument, FieldError, ImportSource, ServerEntry};
 use wharf_core::{CallOptions, ConnectionError, ServerSummary, ToolInfo};
 
-use crate::agent::PendingInput;
+use crate::agent::{AppAgent, PendingInput};
 use crate::shell::{Shell, StartupReport};
 use crate::smoke::RenderedRow;
 use crate::state::UiState;
@@ -260,14 +260,106 @@ pub fn pending_inputs(shell: State<'_, Shell>) -> Vec<PendingInput> {
     shell.agent.pending()
 }
 
+/// Answers a waiting request. A form's Accept is checked first, as the broker will check it: an answer that does not
+/// fit is refused with `invalid_answer` and one problem per field, and the request keeps waiting.
 #[tauri::command]
 pub fn answer_input(shell: State<'_, Shell>, id: u64, answer: InputAnswer) -> Reply<()> {
-    if shell.agent.reply(id, answer) {
-        Ok(())
-    } else {
-        Err(CommandError::new(
+    answer_pending(&shell.agent, id, answer)
+}
+
+fn answer_pending(agent: &AppAgent, id: u64, answer: InputAnswer) -> Reply<()> {
+    match agent.reply_checked(id, answer) {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(CommandError::new(
             "unknown_request",
             "that request is no longer waiting",
-        ))
+        )),
+        Err(problems) => {
+            let fields: Vec<FieldError> = problems
+                .into_iter()
+                .map(|p| FieldError {
+                    field: p.field,
+                    message: p.message,
+                })
+                .collect();
+            let message = fields
+                .iter()
+                .map(|f| f.message.as_str())
+                .collect::<Vec<_>>()
+                .join("; ");
+            Err(CommandError {
+                code: "invalid_answer".into(),
+                message: format!("the answer does not fit the form: {message}"),
+                fields,
+            })
+        }
+    }
+}
+
+/// The user's "Allow" after Wharf paused a server that asked too many questions: its questions are shown again.
+/// True when it was paused.
+#[tauri::command]
+pub fn resume_elicitation(shell: State<'_, Shell>, server: String) -> bool {
+    tracing::info!(server, "elicitation resumed from the UI");
+    shell.host.broker().guard.resume(&server)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use futures::future::BoxFuture;
+    use serde_json::json;
+    use wharf_core::broker::{InputKind, InputRequest, UserAgent};
+    use wharf_core::elicitation::form::parse_form;
+    use wharf_core::elicitation::ElicitationView;
+
+    async fn asked(agent: &AppAgent, schema: Value) -> BoxFuture<'_, InputAnswer> {
+        let form = parse_form(&schema).expect("a form");
+        let request = InputRequest {
+            server: "s".into(),
+            kind: InputKind::ElicitationForm,
+            cause: None,
+            params: json!({"message": "?", "requestedSchema": schema}),
+            view: Some(ElicitationView::Form {
+                message: "?".into(),
+                form,
+                warnings: Vec::new(),
+            }),
+        };
+        let mut fut = UserAgent::answer(agent, request);
+        tokio::select! {
+            biased;
+            _ = &mut fut => panic!("answered before anyone answered"),
+            _ = std::future::ready(()) => {}
+        }
+        fut
+    }
+
+    #[tokio::test]
+    async fn answer_input_refuses_an_invalid_form_answer_with_its_fields() {
+        let agent = AppAgent::default();
+        let schema = json!({
+            "type": "object",
+            "properties": {"count": {"type": "integer", "maximum": 3}},
+            "required": ["count"]
+        });
+        let waiting = asked(&agent, schema).await;
+        let id = agent.pending()[0].id;
+        let accept = |n: i64| InputAnswer::Accept {
+            content: Some(json!({ "count": n })),
+        };
+
+        let error = answer_pending(&agent, id, accept(9)).expect_err("9 > 3");
+        assert_eq!(error.code, "invalid_answer");
+        assert_eq!(error.fields.len(), 1);
+        assert_eq!(error.fields[0].field, "count");
+        assert!(error.fields[0].message.contains("at most 3"), "{error:?}");
+        assert!(error.message.contains("at most 3"), "{error:?}");
+        assert_eq!(agent.pending().len(), 1, "still waiting for a good answer");
+
+        answer_pending(&agent, id, accept(2)).expect("2 fits");
+        assert_eq!(waiting.await, accept(2));
+        let gone = answer_pending(&agent, id, InputAnswer::Decline).expect_err("answered");
+        assert_eq!(gone.code, "unknown_request");
     }
 }

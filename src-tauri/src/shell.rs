@@ -198,6 +198,7 @@ pub fn run(
             crate::commands::set_selected_server,
             crate::commands::pending_inputs,
             crate::commands::answer_input,
+            crate::commands::resume_elicitation,
             crate::workspace_commands::workspace_folders,
             crate::workspace_commands::open_folder_dialog,
             crate::workspace_commands::open_folder,
@@ -280,14 +281,8 @@ fn new_host(
             tracing::debug!("host event not delivered to the UI: {e}");
         }
     });
-    // The broker declares nothing yet (roots, elicitation and sampling come with their issues); what it will pass on
-    // reaches the dialog host through the app's agent.
-    // Roots come from the workspace; elicitation and sampling arrive with their issues, through the app's agent.
-    let declared = DeclaredCapabilities {
-        roots: true,
-        ..DeclaredCapabilities::default()
-    };
-    let broker = Broker::new(declared, agent);
+    // Roots come from the workspace; questions reach the dialog host through the app's agent.
+    let broker = Broker::new(DeclaredCapabilities::SERVED, agent);
     let options = HostOptions {
         restart: true,
         eras: Arc::new(EraCache::default_location()),
