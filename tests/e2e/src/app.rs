@@ -1,5 +1,6 @@
 //! The app under test, behind one WebDriver session.
 
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -98,11 +99,12 @@ const ENV_DIRS: [(&str, &str); 6] = [
     ("XDG_RUNTIME_DIR", "run"),
 ];
 
-/// How to start the app: which configuration, which home, which extra arguments.
+/// How to start the app: which configuration, which home, which extra arguments and environment variables.
 pub struct Launch {
     home: Option<Arc<Home>>,
     config: LaunchConfig,
     args: Vec<String>,
+    env: Vec<(String, OsString)>,
 }
 
 enum LaunchConfig {
@@ -122,6 +124,7 @@ impl Launch {
             home: None,
             config: LaunchConfig::Write(config),
             args: Vec::new(),
+            env: Vec::new(),
         }
     }
 
@@ -131,6 +134,7 @@ impl Launch {
             home: None,
             config: LaunchConfig::Existing,
             args: Vec::new(),
+            env: Vec::new(),
         }
     }
 
@@ -141,6 +145,7 @@ impl Launch {
             home: None,
             config: LaunchConfig::Default,
             args: Vec::new(),
+            env: Vec::new(),
         }
     }
 
@@ -153,6 +158,15 @@ impl Launch {
     /// More arguments for the app (after `--config PATH`, when there is one).
     pub fn args(mut self, args: &[&str]) -> Launch {
         self.args.extend(args.iter().map(|arg| (*arg).to_owned()));
+        self
+    }
+
+    /// An environment variable for the app (e.g. `BROWSER`). WebDriver capabilities carry no environment, so it is
+    /// set on the driver, whose children (WebKitWebDriver, then the app and its servers) inherit it. Set after the
+    /// home's HOME and XDG_* variables: naming one of them here overrides it.
+    pub fn env(mut self, name: &str, value: impl AsRef<OsStr>) -> Launch {
+        self.env
+            .push((name.to_owned(), value.as_ref().to_os_string()));
         self
     }
 }
@@ -213,7 +227,13 @@ impl App {
         };
         app_args.extend(launch.args);
 
-        let driver = Driver::start(&home.env(), &home.marker).await?;
+        let mut env: Vec<(String, OsString)> = home
+            .env()
+            .into_iter()
+            .map(|(name, dir)| (name.to_owned(), dir.into_os_string()))
+            .collect();
+        env.extend(launch.env);
+        let driver = Driver::start(&env, &home.marker).await?;
         let mut capabilities = serde_json::Map::new();
         capabilities.insert(
             "tauri:options".into(),

@@ -6,9 +6,9 @@
 //! D-Bus session (where a single-instance lock lives) and the display must not be shared either. A driver starts in
 //! about half a second, so the isolation costs little. Tests in one binary still take turns (see `app.rs`).
 
+use std::ffi::OsString;
 use std::net::{Ipv4Addr, TcpListener};
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -38,7 +38,7 @@ pub(crate) struct Driver {
 impl Driver {
     /// Starts the driver with `env` added to the inherited environment (and the marker), and waits until it is
     /// ready for a session.
-    pub(crate) async fn start(env: &[(&str, PathBuf)], marker: &str) -> Result<Driver> {
+    pub(crate) async fn start(env: &[(String, OsString)], marker: &str) -> Result<Driver> {
         let mut attempt = 1;
         loop {
             match Self::start_once(env, marker).await {
@@ -52,7 +52,7 @@ impl Driver {
     }
 
     async fn start_once(
-        env: &[(&str, PathBuf)],
+        env: &[(String, OsString)],
         marker: &str,
     ) -> std::result::Result<Driver, Start> {
         let tauri_driver = paths::tauri_driver()?;

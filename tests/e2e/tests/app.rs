@@ -11,7 +11,8 @@
 //! binary up in milliseconds) covers the workflows: tools, forms, progress, cancellation, the server form, a crash,
 //! a restart of the app, the first run and the workspace (a folder from the command line in the panel and in the
 //! server's roots, the roots preference, closing it); the reference filesystem server covers the path picker and
-//! the refusal of a path outside the workspace.
+//! the refusal of a path outside the workspace; the everything server's elicitation tools cover the form and URL
+//! dialogs (a recording `BROWSER` stands in for the system browser).
 //!
 //! One test binary, `app` (run.sh and the Makefile run `--test app`): the groups of tests are its modules under
 //! app/, and the timeouts and helpers they share are here.
@@ -19,6 +20,8 @@
 
 // A crate root looks for its modules beside itself (tests/servers.rs); the paths keep them in app/, next to the
 // root they belong to.
+#[path = "app/elicitation.rs"]
+mod elicitation;
 #[path = "app/servers.rs"]
 mod servers;
 #[path = "app/state.rs"]
