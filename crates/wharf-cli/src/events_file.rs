@@ -99,19 +99,19 @@ pub fn as_notice(event: &HostEvent) -> Option<Value> {
             code,
             message,
         } => Some(json!({"kind": "notice", "server": server, "code": code, "message": message})),
-        HostEvent::Roots {
-            server,
-            roots,
-            answer,
-        } => Some(json!({"kind": "roots", "server": server, "roots": roots, "answer": answer})),
-        HostEvent::PathOutside {
-            server,
-            tool,
-            paths,
-            answer,
-        } => Some(
-            json!({"kind": "path_outside", "server": server, "tool": tool, "paths": paths, "answer": answer}),
-        ),
+        // What the user was shown and answered: the event's own fields, keyed by `kind` as the contract writes them.
+        HostEvent::Roots { .. }
+        | HostEvent::PathOutside { .. }
+        | HostEvent::ElicitationForm { .. }
+        | HostEvent::ElicitationUrl { .. } => {
+            let mut value = serde_json::to_value(event).ok()?;
+            let object = value.as_object_mut()?;
+            let kind = object.remove("event")?;
+            let mut shown = serde_json::Map::new();
+            shown.insert("kind".into(), kind);
+            shown.extend(std::mem::take(object));
+            Some(Value::Object(shown))
+        }
         _ => None,
     }
 }

@@ -174,15 +174,18 @@ async fn run(cli: Cli) -> Result<ExitCode, Failure> {
 
 /// What Wharf serves to servers today: roots (from the workspace folders).
 fn declared() -> DeclaredCapabilities {
-    DeclaredCapabilities {
-        roots: true,
-        ..DeclaredCapabilities::default()
-    }
+    DeclaredCapabilities::SERVED
 }
 
 fn user_agent(cli: &Cli) -> Result<Arc<dyn UserAgent>, Failure> {
     if let Some(path) = &cli.answers {
         return Ok(Arc::new(ScriptedAgent::load(path)?));
+    }
+    if matches!(cli.command, Command::Conformance { .. }) {
+        // The suite plays a user who accepts forms as they come: what it checks is what Wharf fills in (defaults).
+        return ScriptedAgent::parse(r#"{"elicitation_form": {"action": "accept"}}"#)
+            .map(|agent| Arc::new(agent) as Arc<dyn UserAgent>)
+            .map_err(Failure);
     }
     if terminal::is_interactive() {
         return Ok(Arc::new(terminal::TerminalAgent));

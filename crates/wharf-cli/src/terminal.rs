@@ -1,11 +1,15 @@
 //! Terminal prompts: the UserAgent of an interactive `wharf`. It talks on /dev/tty so that `session` keeps stdin
-//! for its commands.
+//! for its commands. A form is asked field by field (defaults in brackets, Enter keeps them); a URL is shown with
+//! its real host and warnings before the user agrees to open it.
 
 use std::io::{BufRead, Write};
 
 use futures::future::BoxFuture;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use wharf_core::broker::{InputAnswer, InputKind, InputRequest, UserAgent};
+use wharf_core::elicitation::form::{FieldKind, FormField};
+use wharf_core::elicitation::url_check::UrlReview;
+use wharf_core::elicitation::{ElicitationView, UrlPhase};
 
 pub fn is_interactive() -> bool {
     use std::io::IsTerminal;
@@ -25,61 +29,228 @@ impl UserAgent for TerminalAgent {
     }
 }
 
+struct Tty {
+    out: std::fs::File,
+    input: std::io::BufReader<std::fs::File>,
+}
+
+impl Tty {
+    fn open() -> std::io::Result<Tty> {
+        let tty = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/tty")?;
+        Ok(Tty {
+            out: tty.try_clone()?,
+            input: std::io::BufReader::new(tty),
+        })
+    }
+
+    /// One line, trimmed; `None` at end of input (Ctrl-D), which every caller takes as cancel.
+    fn line(&mut self, prompt: &str) -> std::io::Result<Option<String>> {
+        write!(self.out, "{prompt}")?;
+        self.out.flush()?;
+        let mut line = String::new();
+        if self.input.read_line(&mut line)? == 0 {
+            return Ok(None);
+        }
+        Ok(Some(line.trim().to_string()))
+    }
+
+    /// accept / decline / cancel, with the words the question uses.
+    fn choice(&mut self, prompt: &str) -> std::io::Result<InputAnswer> {
+        loop {
+            match self.line(prompt)?.as_deref() {
+                Some("a" | "accept" | "y" | "yes") => {
+                    return Ok(InputAnswer::Accept { content: None })
+                }
+                Some("d" | "decline" | "n" | "no") => return Ok(InputAnswer::Decline),
+                None | Some("c" | "cancel" | "") => return Ok(InputAnswer::Cancel),
+                Some(_) => writeln!(self.out, "please answer a, d or c")?,
+            }
+        }
+    }
+}
+
 fn ask(request: &InputRequest) -> std::io::Result<InputAnswer> {
-    let tty = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open("/dev/tty")?;
-    let mut out = tty.try_clone()?;
-    let mut input = std::io::BufReader::new(tty);
+    let mut tty = Tty::open()?;
     let cause = request
         .cause
         .as_ref()
         .map(|c| format!(" while {c}"))
         .unwrap_or_default();
     writeln!(
-        out,
+        tty.out,
         "\n[{}] asks for {}{cause}:",
         request.server,
         request.kind.as_str()
     )?;
     if let Some(message) = request.params.get("message").and_then(Value::as_str) {
-        writeln!(out, "  {message}")?;
+        writeln!(tty.out, "  {message}")?;
     }
-    loop {
-        write!(out, "[a]ccept, [d]ecline or [c]ancel? ")?;
-        out.flush()?;
-        let mut line = String::new();
-        if input.read_line(&mut line)? == 0 {
-            return Ok(InputAnswer::Cancel);
+    match &request.view {
+        Some(ElicitationView::Form { form, warnings, .. }) => {
+            ask_form(&mut tty, &form.fields, warnings)
         }
-        match line.trim() {
-            // Wharf's own question carries nothing back: yes is enough.
-            "a" | "accept" if request.kind == InputKind::PathOutside => {
-                return Ok(InputAnswer::Accept { content: None })
-            }
-            "a" | "accept" => {
-                write!(out, "answer as JSON (empty for none): ")?;
-                out.flush()?;
-                let mut content = String::new();
-                input.read_line(&mut content)?;
-                let content = content.trim();
-                let content = if content.is_empty() {
-                    None
-                } else {
-                    match serde_json::from_str(content) {
-                        Ok(v) => Some(v),
-                        Err(e) => {
-                            writeln!(out, "not JSON ({e}); try again")?;
-                            continue;
-                        }
-                    }
+        Some(ElicitationView::Url { review, phase, .. }) => ask_url(&mut tty, review, *phase),
+        // Wharf's own question carries nothing back: yes is enough.
+        None if request.kind == InputKind::PathOutside => {
+            tty.choice("send it anyway? [a]ccept, [d]ecline or [c]ancel: ")
+        }
+        None => ask_raw(&mut tty),
+    }
+}
+
+fn ask_form(
+    tty: &mut Tty,
+    fields: &[FormField],
+    warnings: &[String],
+) -> std::io::Result<InputAnswer> {
+    if !warnings.is_empty() {
+        writeln!(
+            tty.out,
+            "  WARNING: the MCP spec forbids asking for secrets in a form; this one asks for {}. The server should \
+             send you to a web page instead.",
+            warnings
+                .iter()
+                .map(|w| w.trim_start_matches("credential_field:"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )?;
+    }
+    match tty.choice("fill it in? [a]ccept, [d]ecline or [c]ancel: ")? {
+        InputAnswer::Accept { .. } => {}
+        other => return Ok(other),
+    }
+    let mut content = Map::new();
+    for field in fields {
+        let Some(value) = ask_field(tty, field)? else {
+            return Ok(InputAnswer::Cancel);
+        };
+        if let Some(value) = value {
+            content.insert(field.name.clone(), value);
+        }
+    }
+    // Fields left empty take their defaults, and the whole answer is validated, by wharf-core.
+    Ok(InputAnswer::Accept {
+        content: Some(Value::Object(content)),
+    })
+}
+
+/// `Ok(None)`: the user gave up (end of input). `Ok(Some(None))`: left empty.
+fn ask_field(tty: &mut Tty, field: &FormField) -> std::io::Result<Option<Option<Value>>> {
+    let label = field.title.as_deref().unwrap_or(&field.name);
+    let required = if field.required { " (required)" } else { "" };
+    let default = field
+        .default
+        .as_ref()
+        .map(|d| format!(" [{d}]"))
+        .unwrap_or_default();
+    if let Some(description) = &field.description {
+        writeln!(tty.out, "  {label}: {description}")?;
+    }
+    let hint = match &field.kind {
+        FieldKind::Boolean => " (y/n)".to_string(),
+        FieldKind::Select { options } => format!(" (one of: {})", choices(options)),
+        FieldKind::MultiSelect { options, .. } => {
+            format!(" (comma separated, among: {})", choices(options))
+        }
+        _ => String::new(),
+    };
+    loop {
+        let Some(text) = tty.line(&format!("  {label}{required}{hint}{default}: "))? else {
+            return Ok(None);
+        };
+        if text.is_empty() {
+            return Ok(Some(None));
+        }
+        match parse_value(&field.kind, &text) {
+            Ok(value) => return Ok(Some(Some(value))),
+            Err(why) => writeln!(tty.out, "  {why}; try again")?,
+        }
+    }
+}
+
+fn choices(options: &[wharf_core::elicitation::form::Choice]) -> String {
+    options
+        .iter()
+        .map(|c| match &c.title {
+            Some(title) => format!("{} ({title})", c.value),
+            None => c.value.clone(),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn parse_value(kind: &FieldKind, text: &str) -> Result<Value, String> {
+    match kind {
+        FieldKind::Boolean => match text {
+            "y" | "yes" | "true" => Ok(Value::Bool(true)),
+            "n" | "no" | "false" => Ok(Value::Bool(false)),
+            _ => Err("answer y or n".into()),
+        },
+        FieldKind::Number { integer: true, .. } => text
+            .parse::<i64>()
+            .map(Value::from)
+            .map_err(|_| "not a whole number".into()),
+        FieldKind::Number { .. } => text
+            .parse::<f64>()
+            .ok()
+            .and_then(serde_json::Number::from_f64)
+            .map(Value::Number)
+            .ok_or_else(|| "not a number".into()),
+        FieldKind::MultiSelect { .. } => Ok(Value::Array(
+            text.split(',')
+                .map(|v| Value::String(v.trim().to_string()))
+                .filter(|v| v.as_str() != Some(""))
+                .collect(),
+        )),
+        _ => Ok(Value::String(text.to_string())),
+    }
+}
+
+fn ask_url(tty: &mut Tty, review: &UrlReview, phase: UrlPhase) -> std::io::Result<InputAnswer> {
+    if phase == UrlPhase::Finish {
+        writeln!(
+            tty.out,
+            "  waiting for you to finish in the browser: {}",
+            review.url
+        )?;
+        return match tty.line("  press Enter when you have finished (or type c to give up): ")? {
+            Some(text) if text.is_empty() => Ok(InputAnswer::Accept { content: None }),
+            _ => Ok(InputAnswer::Cancel),
+        };
+    }
+    writeln!(tty.out, "  URL:  {}", review.url)?;
+    if let Some(host) = &review.host {
+        match &review.display_host {
+            Some(shown) if shown != host => writeln!(tty.out, "  host: {shown} ({host})")?,
+            _ => writeln!(tty.out, "  host: {host}")?,
+        }
+    }
+    for warning in &review.warnings {
+        writeln!(tty.out, "  warning: {}", warning.as_str())?;
+    }
+    tty.choice("open it in your browser? [a]ccept, [d]ecline or [c]ancel: ")
+}
+
+/// A kind without a view (sampling until its issue): accept with JSON typed by hand.
+fn ask_raw(tty: &mut Tty) -> std::io::Result<InputAnswer> {
+    loop {
+        match tty.choice("[a]ccept, [d]ecline or [c]ancel? ")? {
+            InputAnswer::Accept { .. } => {
+                let Some(text) = tty.line("answer as JSON (empty for none): ")? else {
+                    return Ok(InputAnswer::Cancel);
                 };
-                return Ok(InputAnswer::Accept { content });
+                if text.is_empty() {
+                    return Ok(InputAnswer::Accept { content: None });
+                }
+                match serde_json::from_str(&text) {
+                    Ok(v) => return Ok(InputAnswer::Accept { content: Some(v) }),
+                    Err(e) => writeln!(tty.out, "not JSON ({e}); try again")?,
+                }
             }
-            "d" | "decline" => return Ok(InputAnswer::Decline),
-            "c" | "cancel" | "" => return Ok(InputAnswer::Cancel),
-            _ => writeln!(out, "please answer a, d or c")?,
+            other => return Ok(other),
         }
     }
 }

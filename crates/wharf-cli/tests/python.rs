@@ -96,9 +96,12 @@ fn mrtr_rounds_echo_the_sealed_state_and_are_capped() {
 
 #[test]
 fn undeclared_elicitation_is_a_clear_error_in_both_eras() {
-    let scratch = Scratch::new(
-        json!({"servers": {"modern": py_stdio(None), "legacy": py_stdio(Some("legacy"))}}),
-    );
+    // `"elicitation": false`: the capability is not declared to these servers.
+    let mut modern = py_stdio(None);
+    modern["elicitation"] = json!(false);
+    let mut legacy = py_stdio(Some("legacy"));
+    legacy["elicitation"] = json!(false);
+    let scratch = Scratch::new(json!({"servers": {"modern": modern, "legacy": legacy}}));
     for server in ["modern", "legacy"] {
         let out = scratch.run(&["call", server, "whoami"]);
         assert_eq!(out.status.code(), Some(2), "{server}");
@@ -159,20 +162,35 @@ fn legacy_requests_get_roots_and_the_spec_errors_for_undeclared_capabilities() {
         std::path::Path::new("python3"),
         &[fixture("nosy_server.py").to_str().unwrap()],
     );
-    let scratch = Scratch::new(json!({"servers": {"nosy": nosy}}));
-    let out = scratch.run(&["call", "nosy", "ask_everything"]);
-    assert!(out.status.success(), "{}", stderr_text(&out));
-    let answers: Value = serde_json::from_str(&text_of(&stdout_json(&out))).unwrap();
-    // Roots are declared (the workspace): with no folder open, the list is empty. elicitation.mdx: -32602 for an
-    // undeclared mode; sampling is a method Wharf does not offer yet.
+    let mut quiet = nosy.clone();
+    quiet["elicitation"] = json!(false);
+    let scratch = Scratch::new(json!({"servers": {"nosy": nosy, "quiet": quiet}}));
+    let ask = |server: &str| -> Value {
+        let out = scratch.run(&["call", server, "ask_everything"]);
+        assert!(out.status.success(), "{}", stderr_text(&out));
+        serde_json::from_str(&text_of(&stdout_json(&out))).unwrap()
+    };
+    // Roots are declared (the workspace): with no folder open, the list is empty. Elicitation is declared and served:
+    // without a terminal or --answers, wharf declines (and says so). Sampling is a method Wharf does not offer yet.
+    let answers = ask("nosy");
     assert_eq!(answers["roots/list"]["roots"], json!([]), "{answers:#}");
-    assert_eq!(answers["elicitation/create"]["code"], -32602, "{answers:#}");
     assert_eq!(
-        answers["elicitation/create#url"]["code"], -32602,
+        answers["elicitation/create"]["action"], "decline",
+        "{answers:#}"
+    );
+    assert_eq!(
+        answers["elicitation/create#url"]["action"], "decline",
         "{answers:#}"
     );
     assert_eq!(
         answers["sampling/createMessage"]["code"], -32601,
+        "{answers:#}"
+    );
+    // elicitation.mdx: -32602 for a mode the client did not declare.
+    let answers = ask("quiet");
+    assert_eq!(answers["elicitation/create"]["code"], -32602, "{answers:#}");
+    assert_eq!(
+        answers["elicitation/create#url"]["code"], -32602,
         "{answers:#}"
     );
 }

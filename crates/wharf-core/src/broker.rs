@@ -49,6 +49,10 @@ pub struct InputRequest {
     pub cause: Option<String>,
     /// The request's params as the server sent them.
     pub params: Value,
+    /// What Wharf made of them for the dialog (the form's fields, the URL's review), when the kind has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub view: Option<crate::elicitation::ElicitationView>,
 }
 
 /// The user's answer. `Accept` carries what goes back (form content, a sampling reply...).
@@ -97,6 +101,14 @@ pub struct DeclaredCapabilities {
 }
 
 impl DeclaredCapabilities {
+    /// Everything Wharf serves end to end today: what the app and `wharf` declare.
+    pub const SERVED: DeclaredCapabilities = DeclaredCapabilities {
+        roots: true,
+        elicitation_form: true,
+        elicitation_url: true,
+        sampling: false,
+    };
+
     pub fn declares(&self, kind: InputKind) -> bool {
         match kind {
             InputKind::Roots => self.roots,
@@ -136,6 +148,8 @@ impl BrokerRefusal {
 pub struct Broker {
     pub capabilities: DeclaredCapabilities,
     agent: Arc<dyn UserAgent>,
+    /// Shared by every server: one question per server at a time, pauses, declines remembered for the session.
+    pub guard: Arc<crate::elicitation::guard::ElicitationGuard>,
 }
 
 impl Broker {
@@ -143,6 +157,15 @@ impl Broker {
         Broker {
             capabilities,
             agent,
+            guard: Arc::default(),
+        }
+    }
+
+    /// The same broker with other capabilities declared (a server whose preference turns elicitation off).
+    pub fn with_capabilities(&self, capabilities: DeclaredCapabilities) -> Self {
+        Broker {
+            capabilities,
+            ..self.clone()
         }
     }
 
@@ -256,6 +279,15 @@ impl ScriptedAgent {
 
 impl UserAgent for ScriptedAgent {
     fn answer(&self, request: InputRequest) -> BoxFuture<'_, InputAnswer> {
+        // A scripted user who agreed to open a page has finished with it: one entry per elicitation, as the
+        // contract's lists count them.
+        if let Some(crate::elicitation::ElicitationView::Url {
+            phase: crate::elicitation::UrlPhase::Finish,
+            ..
+        }) = request.view
+        {
+            return Box::pin(async { InputAnswer::Accept { content: None } });
+        }
         let answer = self.next(request.kind);
         Box::pin(async move { answer })
     }
@@ -280,6 +312,7 @@ mod tests {
             kind,
             cause: None,
             params: Value::Null,
+            view: None,
         }
     }
 

@@ -69,6 +69,8 @@ pub struct ServerDef {
     pub expose_roots: bool,
     /// What happens to a path argument outside the open workspace folders that the user sends this server.
     pub path_arguments: PathArgumentPolicy,
+    /// `"elicitation": false`: this server may not ask the user anything (the capability is not declared to it).
+    pub elicitation: bool,
 }
 
 /// `"pathArguments"`: a path the user sends a server that lies outside every open workspace folder is refused
@@ -114,13 +116,14 @@ impl ServerDef {
     /// Everything that, when changed, needs the server restarted.
     pub fn fingerprint(&self) -> String {
         format!(
-            "{}/{:?}/{:?}/{:?}/{}/{}",
+            "{}/{:?}/{:?}/{:?}/{}/{}/{}",
             self.definition_hash(),
             self.pinned_era,
             self.probe_timeout,
             self.request_timeout,
             self.expose_roots,
-            self.path_arguments.as_str()
+            self.path_arguments.as_str(),
+            self.elicitation
         )
     }
 
@@ -186,6 +189,7 @@ const SERVER_KEYS: &[&str] = &[
     "era",
     "roots",
     "pathArguments",
+    "elicitation",
     "disabled",
     "dev",
 ];
@@ -309,6 +313,10 @@ impl Config {
                 pinned_era: pinned_era.unwrap_or(None),
                 expose_roots: def.get("roots").and_then(Value::as_bool).unwrap_or(true),
                 path_arguments: path_arguments.unwrap_or_default(),
+                elicitation: def
+                    .get("elicitation")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(true),
                 probe_timeout: millis(def, "probeTimeoutMs").unwrap_or(DEFAULT_PROBE_TIMEOUT),
                 request_timeout: millis(def, "requestTimeoutMs").unwrap_or(DEFAULT_REQUEST_TIMEOUT),
                 uses_workspace: mentions_workspace(def),

@@ -43,7 +43,11 @@ pub enum ConnectionError {
     #[error("the server closed the connection{}", detail(.0))]
     Closed(Option<String>),
     #[error("the server answered with an error: {message} ({code})")]
-    Server { code: i32, message: String },
+    Server {
+        code: i32,
+        message: String,
+        data: Option<Value>,
+    },
     #[error("no response within {0:?} (and no progress)")]
     Timeout(Duration),
     #[error("cancelled")]
@@ -141,6 +145,19 @@ pub struct ConnectContext {
 }
 
 impl ConnectContext {
+    /// The context for one server: its preferences may declare less than the host does.
+    fn for_server(&self, def: &ServerDef) -> ConnectContext {
+        let mut capabilities = self.broker.capabilities;
+        if !def.elicitation {
+            capabilities.elicitation_form = false;
+            capabilities.elicitation_url = false;
+        }
+        ConnectContext {
+            broker: self.broker.with_capabilities(capabilities),
+            ..self.clone()
+        }
+    }
+
     pub fn new(broker: Broker, events: EventSink, eras: Arc<EraCache>) -> Self {
         ConnectContext {
             broker,
@@ -181,6 +198,7 @@ fn init_error(e: ClientInitializeError) -> ConnectionError {
         ClientInitializeError::JsonRpcError(data) => ConnectionError::Server {
             code: data.code.0,
             message: data.message.to_string(),
+            data: data.data,
         },
         other => ConnectionError::Connect(other.to_string()),
     }
@@ -193,6 +211,7 @@ impl Connection {
         def: &ServerDef,
         ctx: &ConnectContext,
     ) -> Result<Connection, ConnectionError> {
+        let ctx = &ctx.for_server(def);
         let transport = def.transport.clone().map_err(ConnectionError::Config)?;
         if let Some(era) = def.pinned_era {
             return Self::connect_once(def, &transport, ctx, Some(era)).await;
@@ -356,6 +375,7 @@ impl Connection {
             ServiceError::McpError(data) => ConnectionError::Server {
                 code: data.code.0,
                 message: data.message.to_string(),
+                data: data.data,
             },
             ServiceError::TransportClosed | ServiceError::TransportSend(_) => self.closed_error(),
             ServiceError::Timeout { timeout } => ConnectionError::Timeout(timeout),

@@ -1,5 +1,412 @@
 //! Elicitation: a server asks the user for information in the middle of a request, either through a form Wharf
 //! renders (`form`) or by sending the user to a web page in the system browser (`url_check` reviews the URL first).
+//!
+//! Both eras come through [`elicit`]: a legacy `elicitation/create` request and a 2026-07-28 MRTR input request get
+//! the same checks, the same dialog and the same answer. What the user is shown is computed here ([`ElicitationView`])
+//! so that no front end interprets the protocol, and every outcome is reported as an event before it is sent.
 
 pub mod form;
+pub mod guard;
 pub mod url_check;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+use crate::broker::{Broker, BrokerRefusal, InputAnswer, InputKind, InputRequest};
+use crate::events::{EventSink, HostEvent};
+use form::FormSpec;
+use guard::Admission;
+use url_check::UrlReview;
+
+/// What the dialog shows besides the server's raw params.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[serde(tag = "mode", rename_all = "snake_case")]
+#[ts(export)]
+pub enum ElicitationView {
+    Form {
+        message: String,
+        form: FormSpec,
+        /// `credential_field:<name>` for each field that looks like it asks for a secret.
+        warnings: Vec<String>,
+    },
+    Url {
+        message: String,
+        // Boxed: a review is several times the size of the other variant.
+        review: Box<UrlReview>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        elicitation_id: Option<String>,
+        phase: UrlPhase,
+    },
+}
+
+/// A URL elicitation first asks for consent (accept opens the page); one a call depends on (`-32042`) then waits
+/// until the user says they have finished in the browser, or the server says it is complete.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum UrlPhase {
+    Consent,
+    Finish,
+}
+
+/// What goes back to the server.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ElicitReply {
+    /// Form content (validated, defaults filled in), or nothing for a URL the user opened.
+    Accept(Option<Map<String, Value>>),
+    Decline,
+    Cancel,
+}
+
+impl ElicitReply {
+    pub fn action(&self) -> &'static str {
+        match self {
+            ElicitReply::Accept(_) => "accept",
+            ElicitReply::Decline => "decline",
+            ElicitReply::Cancel => "cancel",
+        }
+    }
+
+    /// The `ElicitResult` as JSON: `{"action": ..., "content"?: {...}}`.
+    pub fn to_json(&self) -> Value {
+        let mut out = Map::new();
+        out.insert("action".into(), Value::String(self.action().into()));
+        if let ElicitReply::Accept(Some(content)) = self {
+            out.insert("content".into(), Value::Object(content.clone()));
+        }
+        Value::Object(out)
+    }
+}
+
+/// One elicitation on its way to the user: who asks, why, and what the server sent (`elicitation/create` params or
+/// the MRTR input request's params).
+#[derive(Clone)]
+pub struct Elicitation<'a> {
+    pub broker: &'a Broker,
+    pub events: &'a EventSink,
+    pub server: &'a str,
+    pub cause: Option<String>,
+    pub params: &'a Value,
+}
+
+pub fn mode_of(params: &Value) -> InputKind {
+    if params.get("mode").and_then(Value::as_str) == Some("url") {
+        InputKind::ElicitationUrl
+    } else {
+        InputKind::ElicitationForm
+    }
+}
+
+/// Serves one elicitation end to end. `Err` only when Wharf did not declare the mode (the caller answers as its era
+/// says); everything else, including the server's mistakes, becomes an answer and an event.
+pub async fn elicit(e: Elicitation<'_>) -> Result<ElicitReply, BrokerRefusal> {
+    let kind = mode_of(e.params);
+    if !e.broker.capabilities.declares(kind) {
+        return Err(BrokerRefusal::Undeclared(kind));
+    }
+    Ok(match kind {
+        InputKind::ElicitationUrl => url(&e).await,
+        _ => form(&e).await,
+    })
+}
+
+fn message_of(params: &Value) -> String {
+    params
+        .get("message")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// The identity of a question, for "declined before": the same server asking the same thing.
+fn question_key(kind: InputKind, message: &str, subject: &Value) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(kind.as_str());
+    hasher.update([0]);
+    hasher.update(message);
+    hasher.update([0]);
+    hasher.update(subject.to_string());
+    hasher
+        .finalize()
+        .iter()
+        .take(16)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn notice(e: &Elicitation<'_>, code: &str, message: String) {
+    e.events.emit(HostEvent::Notice {
+        server: Some(e.server.to_string()),
+        code: code.into(),
+        message,
+    });
+}
+
+/// The checks every question passes before a dialog: declined before in this session, or a paused server.
+async fn screen(e: &Elicitation<'_>, key: &str) -> Option<ElicitReply> {
+    let guard = &e.broker.guard;
+    if guard.declined_before(e.server, key) {
+        notice(
+            e,
+            "declined_before",
+            format!(
+                "{} asked again for what you declined in this session: declined without asking",
+                e.server
+            ),
+        );
+        return Some(ElicitReply::Decline);
+    }
+    if let Admission::Paused { just_now } = guard.admit(e.server) {
+        if just_now {
+            notice(
+                e,
+                "elicitation_paused",
+                format!(
+                    "{} asked more than {} questions in a minute: its questions are paused until you allow it",
+                    e.server,
+                    guard::DEFAULT_RATE_LIMIT
+                ),
+            );
+        }
+        return Some(ElicitReply::Cancel);
+    }
+    None
+}
+
+async fn ask(e: &Elicitation<'_>, kind: InputKind, view: ElicitationView) -> InputAnswer {
+    let _turn = e.broker.guard.turn(e.server).await;
+    e.broker
+        .ask(InputRequest {
+            server: e.server.to_string(),
+            kind,
+            cause: e.cause.clone(),
+            params: e.params.clone(),
+            view: Some(view),
+        })
+        .await
+        .unwrap_or(InputAnswer::Cancel)
+}
+
+async fn form(e: &Elicitation<'_>) -> ElicitReply {
+    let message = message_of(e.params);
+    let schema = e
+        .params
+        .get("requestedSchema")
+        .cloned()
+        .unwrap_or(Value::Null);
+    let report = |fields: Vec<form::FormField>, warnings: Vec<String>, reply: &ElicitReply| {
+        e.events.emit(HostEvent::ElicitationForm {
+            server: e.server.to_string(),
+            message: message.clone(),
+            fields,
+            warnings,
+            answer: reply.action(),
+        });
+    };
+    let spec = match form::parse_form(&schema) {
+        Ok(spec) => spec,
+        Err(out) => {
+            notice(
+                e,
+                "form_not_supported",
+                format!(
+                    "{} sent a form Wharf cannot show ({out}); declined: the spec allows only flat forms of \
+                     strings, numbers, booleans and choices",
+                    e.server
+                ),
+            );
+            let reply = ElicitReply::Decline;
+            report(Vec::new(), Vec::new(), &reply);
+            return reply;
+        }
+    };
+    let warnings = form::credential_warnings(&spec);
+    let key = question_key(InputKind::ElicitationForm, &message, &schema);
+    if let Some(reply) = screen(e, &key).await {
+        report(spec.fields, warnings, &reply);
+        return reply;
+    }
+    let view = ElicitationView::Form {
+        message: message.clone(),
+        form: spec.clone(),
+        warnings: warnings.clone(),
+    };
+    let reply = match ask(e, InputKind::ElicitationForm, view).await {
+        InputAnswer::Accept { content } => match checked_content(&schema, &spec, content) {
+            Ok(content) => ElicitReply::Accept(Some(content)),
+            Err(problems) => {
+                e.events.server_error(
+                    e.server,
+                    "invalid_answer",
+                    format!(
+                        "the answer does not fit the form ({}); answered cancel",
+                        problems_text(&problems)
+                    ),
+                );
+                ElicitReply::Cancel
+            }
+        },
+        InputAnswer::Decline => {
+            e.broker.guard.remember_decline(e.server, &key);
+            ElicitReply::Decline
+        }
+        InputAnswer::Cancel => ElicitReply::Cancel,
+    };
+    report(spec.fields, warnings, &reply);
+    reply
+}
+
+/// The answer as it will be sent: the fields left out take the schema's defaults, and the whole is validated
+/// against the schema (the front end validated too; this is the check that counts).
+pub fn checked_content(
+    schema: &Value,
+    spec: &FormSpec,
+    content: Option<Value>,
+) -> Result<Map<String, Value>, Vec<form::FieldProblem>> {
+    let given = match content {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(map)) => Some(map),
+        Some(other) => {
+            return Err(vec![form::FieldProblem {
+                field: String::new(),
+                message: format!("the answer must be an object of fields, not {other}"),
+            }])
+        }
+    };
+    let filled = form::with_defaults(spec, given.as_ref());
+    form::validate(schema, spec, &filled)?;
+    Ok(filled)
+}
+
+fn problems_text(problems: &[form::FieldProblem]) -> String {
+    problems
+        .iter()
+        .map(|p| p.message.clone())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+async fn url(e: &Elicitation<'_>) -> ElicitReply {
+    let message = message_of(e.params);
+    let raw = e
+        .params
+        .get("url")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let review = url_check::review(raw);
+    let elicitation_id = e
+        .params
+        .get("elicitationId")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let report = |reply: &ElicitReply, opened: bool| {
+        e.events.emit(HostEvent::ElicitationUrl {
+            server: e.server.to_string(),
+            message: message.clone(),
+            url: raw.to_string(),
+            host: review.host.clone(),
+            display_host: review.display_host.clone(),
+            warnings: review.warnings.clone(),
+            answer: reply.action(),
+            opened,
+        });
+    };
+    if !review.may_open {
+        notice(
+            e,
+            "url_refused",
+            format!(
+                "{} asked you to open a URL Wharf will not open: {}; declined",
+                e.server,
+                review.refusal.as_deref().unwrap_or("not an https URL")
+            ),
+        );
+        let reply = ElicitReply::Decline;
+        report(&reply, false);
+        return reply;
+    }
+    let key = question_key(
+        InputKind::ElicitationUrl,
+        &message,
+        &Value::String(raw.into()),
+    );
+    if let Some(reply) = screen(e, &key).await {
+        report(&reply, false);
+        return reply;
+    }
+    let view = ElicitationView::Url {
+        message: message.clone(),
+        review: Box::new(review.clone()),
+        elicitation_id: elicitation_id.clone(),
+        phase: UrlPhase::Consent,
+    };
+    let answer = ask(e, InputKind::ElicitationUrl, view).await;
+    let (reply, opened) = match answer {
+        InputAnswer::Accept { .. } => {
+            if let Some(id) = &elicitation_id {
+                // Expected before the page opens: a fast server may complete it at once.
+                e.broker.guard.expect_completion(e.server, id);
+            }
+            match open(&review).await {
+                Ok(()) => (ElicitReply::Accept(None), true),
+                Err(why) => {
+                    notice(
+                        e,
+                        "browser_failed",
+                        format!("could not open the system browser: {why}; answered cancel"),
+                    );
+                    (ElicitReply::Cancel, false)
+                }
+            }
+        }
+        InputAnswer::Decline => {
+            e.broker.guard.remember_decline(e.server, &key);
+            (ElicitReply::Decline, false)
+        }
+        InputAnswer::Cancel => (ElicitReply::Cancel, false),
+    };
+    report(&reply, opened);
+    reply
+}
+
+/// Opening a browser may block (a terminal browser named in `$BROWSER` runs until it quits): off the runtime.
+async fn open(review: &UrlReview) -> Result<(), String> {
+    let review = review.clone();
+    tokio::task::spawn_blocking(move || url_check::open_in_browser(&review))
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.to_string())
+}
+
+/// After a `-32042` (a call that needs URL elicitations first) whose pages the user opened: waits until the user
+/// says they have finished or the server says it is complete. True when the call may be retried.
+pub async fn wait_until_finished(e: Elicitation<'_>) -> bool {
+    let Some(id) = e.params.get("elicitationId").and_then(Value::as_str) else {
+        return true;
+    };
+    let guard = &e.broker.guard;
+    if guard.is_completed(e.server, id) {
+        return true;
+    }
+    let completed = guard.expect_completion(e.server, id);
+    let raw = e
+        .params
+        .get("url")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let view = ElicitationView::Url {
+        message: message_of(e.params),
+        review: Box::new(url_check::review(raw)),
+        elicitation_id: Some(id.to_string()),
+        phase: UrlPhase::Finish,
+    };
+    tokio::select! {
+        _ = completed.notified() => true,
+        answer = ask(&e, InputKind::ElicitationUrl, view) => matches!(answer, InputAnswer::Accept { .. }),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -79,6 +79,30 @@ pub enum HostEvent {
         paths: Vec<crate::workspace::paths::PathViolation>,
         answer: &'static str,
     },
+    /// A form elicitation, as the user was shown it, and the answer sent.
+    ElicitationForm {
+        server: String,
+        message: String,
+        fields: Vec<crate::elicitation::form::FormField>,
+        warnings: Vec<String>,
+        answer: &'static str,
+    },
+    /// A URL elicitation: the URL as sent, its real host (ASCII) and Unicode form, the warnings, the answer sent, and
+    /// whether the system browser was opened.
+    ElicitationUrl {
+        server: String,
+        message: String,
+        url: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        host: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        display_host: Option<String>,
+        warnings: Vec<crate::elicitation::url_check::UrlWarning>,
+        answer: &'static str,
+        opened: bool,
+    },
     /// The workspace's roots changed (a folder opened, closed, renamed, deleted or re-created).
     RootsChanged {
         roots: Vec<crate::workspace::Root>,

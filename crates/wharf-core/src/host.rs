@@ -181,6 +181,11 @@ impl Host {
         }
     }
 
+    /// The broker every server's questions go through (its guard pauses and resumes servers).
+    pub fn broker(&self) -> &crate::broker::Broker {
+        &self.ctx.broker
+    }
+
     pub fn workspace(&self) -> &Arc<SharedWorkspace> {
         &self.ctx.workspace
     }

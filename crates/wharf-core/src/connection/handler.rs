@@ -10,9 +10,10 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
     ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
-    ElicitRequestParams, ElicitResult, ErrorCode, ErrorData, Implementation, ListRootsResult,
+    CustomNotification, ElicitRequestParams, ElicitResult, ElicitationCapability, ErrorCode,
+    ErrorData, FormElicitationCapability, Implementation, ListRootsResult,
     LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, ProtocolVersion,
-    RootsCapabilities,
+    RootsCapabilities, UrlElicitationCapability,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use rmcp::ClientHandler;
@@ -20,6 +21,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use crate::broker::{Broker, BrokerRefusal, InputAnswer, InputKind, InputRequest};
+use crate::elicitation::{self, Elicitation};
 use crate::events::{EventSink, HostEvent};
 
 /// Progress notifications routed to the call that asked for them. A notification can beat the registration of its
@@ -110,6 +112,17 @@ impl WharfHandler {
             roots.list_changed = (era == crate::era::Era::Legacy).then_some(true);
             caps.roots = Some(roots);
         }
+        let declared = broker.capabilities;
+        if declared.elicitation_form || declared.elicitation_url {
+            let mut elicitation = ElicitationCapability::default();
+            elicitation.form = declared
+                .elicitation_form
+                .then(FormElicitationCapability::default);
+            elicitation.url = declared
+                .elicitation_url
+                .then(UrlElicitationCapability::default);
+            caps.elicitation = Some(elicitation);
+        }
         caps
     }
 
@@ -119,6 +132,7 @@ impl WharfHandler {
             kind,
             cause: None,
             params,
+            view: None,
         };
         self.broker.ask(request).await.map_err(refusal_error)
     }
@@ -183,13 +197,39 @@ impl ClientHandler for WharfHandler {
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
         let value = serde_json::to_value(&params).unwrap_or(Value::Null);
-        let kind = if value.get("mode").and_then(Value::as_str) == Some("url") {
-            InputKind::ElicitationUrl
-        } else {
-            InputKind::ElicitationForm
-        };
-        let answer = self.ask(kind, value).await?;
-        Err(undeliverable(kind, answer))
+        let reply = elicitation::elicit(Elicitation {
+            broker: &self.broker,
+            events: &self.events,
+            server: &self.server,
+            cause: None,
+            params: &value,
+        })
+        .await
+        .map_err(refusal_error)?;
+        serde_json::from_value(reply.to_json())
+            .map_err(|e| ErrorData::internal_error(format!("cannot encode the answer: {e}"), None))
+    }
+
+    async fn on_custom_notification(
+        &self,
+        notification: CustomNotification,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        if notification.method != "notifications/elicitation/complete" {
+            return;
+        }
+        let id = notification
+            .params
+            .as_ref()
+            .and_then(|p| p.get("elicitationId"))
+            .and_then(Value::as_str);
+        // Unknown and repeated ids are ignored, as the spec asks; a known one ends the wait of its call.
+        match id {
+            Some(id) if self.broker.guard.complete(&self.server, id) => {
+                tracing::info!(server = %self.server, id, "URL elicitation completed");
+            }
+            _ => tracing::debug!(server = %self.server, ?id, "elicitation/complete ignored"),
+        }
     }
 
     async fn on_progress(

@@ -16,6 +16,7 @@ use super::{
 };
 use crate::broker::{InputAnswer, InputKind, InputRequest};
 use crate::config::PathArgumentPolicy;
+use crate::elicitation::{self, ElicitReply, Elicitation};
 use crate::events::HostEvent;
 
 impl Connection {
@@ -32,18 +33,29 @@ impl Connection {
         }
         let mut params = CallToolRequestParams::new(tool.to_string());
         params.arguments = args;
-        let mut result = self
-            .rounds(
-                &format!("calling tool {tool}"),
-                options,
-                |responses, state| {
-                    let mut round = params.clone();
-                    round.input_responses = responses;
-                    round.request_state = state;
-                    ClientRequest::CallToolRequest(CallToolRequest::new(round))
-                },
-            )
-            .await?;
+        let cause = format!("calling tool {tool}");
+        let call = || {
+            self.rounds(&cause, options, |responses, state| {
+                let mut round = params.clone();
+                round.input_responses = responses;
+                round.request_state = state;
+                ClientRequest::CallToolRequest(CallToolRequest::new(round))
+            })
+        };
+        let mut result = match call().await {
+            Err(ConnectionError::Server {
+                code: URL_ELICITATION_REQUIRED,
+                message,
+                data,
+            }) if self.broker.capabilities.elicitation_url => {
+                // The tool needs the user in the browser first: each page consented to and finished, then one
+                // retry with the same arguments (a second -32042 is the caller's to see).
+                self.serve_required_urls(&cause, &message, data.as_ref())
+                    .await?;
+                call().await?
+            }
+            other => other?,
+        };
         // A server may answer a tool call with an empty result; to the caller that is a result without content.
         if let Value::Object(map) = &mut result {
             map.entry("content")
@@ -88,6 +100,7 @@ impl Connection {
             server: self.server.clone(),
             kind: InputKind::PathOutside,
             cause: Some(format!("calling tool {tool}")),
+            view: None,
             params: serde_json::json!({
                 "message": format!(
                     "{} would receive {} outside your workspace folders: {reasons}. Send anyway?",
@@ -270,61 +283,32 @@ impl Connection {
                 responses.insert(key, response);
                 continue;
             }
-            let asked = InputRequest {
-                server: self.server.clone(),
-                kind,
-                cause: Some(cause.to_string()),
-                params,
-            };
-            let answer = match self.broker.ask(asked).await {
-                Ok(answer) => answer,
-                // MRTR has no error slot per input. An elicitation Wharf never declared is answered "cancel" (the
-                // user was not asked), as a legacy request gets its error and the server decides what follows.
-                Err(refusal)
-                    if matches!(kind, InputKind::ElicitationForm | InputKind::ElicitationUrl) =>
-                {
-                    self.events.emit(HostEvent::Notice {
-                        server: Some(self.server.clone()),
-                        code: "undeclared_capability".into(),
-                        message: format!(
-                            "the server asked for input it should not ({refusal}); answered cancel"
-                        ),
-                    });
-                    InputAnswer::Cancel
-                }
-                Err(refusal) => {
-                    return Err(ConnectionError::Protocol(format!(
-                        "the server asked for input Wharf does not offer: {refusal}"
-                    )))
-                }
-            };
-            let value = match (kind, answer) {
-                (
-                    InputKind::ElicitationForm | InputKind::ElicitationUrl,
-                    InputAnswer::Accept { content },
-                ) => {
-                    let mut v = serde_json::json!({"action": "accept"});
-                    if let Some(content) = content {
-                        v["content"] = content;
+            let value = if matches!(kind, InputKind::ElicitationForm | InputKind::ElicitationUrl) {
+                let served = elicitation::elicit(Elicitation {
+                    broker: &self.broker,
+                    events: &self.events,
+                    server: &self.server,
+                    cause: Some(cause.to_string()),
+                    params: &params,
+                })
+                .await;
+                match served {
+                    Ok(reply) => reply.to_json(),
+                    // MRTR has no error slot per input. An elicitation Wharf never declared is answered "cancel"
+                    // (the user was not asked), as a legacy request gets its error and the server decides.
+                    Err(refusal) => {
+                        self.events.emit(HostEvent::Notice {
+                            server: Some(self.server.clone()),
+                            code: "undeclared_capability".into(),
+                            message: format!(
+                                "the server asked for input it should not ({refusal}); answered cancel"
+                            ),
+                        });
+                        ElicitReply::Cancel.to_json()
                     }
-                    v
                 }
-                (InputKind::ElicitationForm | InputKind::ElicitationUrl, InputAnswer::Decline) => {
-                    serde_json::json!({"action": "decline"})
-                }
-                (InputKind::ElicitationForm | InputKind::ElicitationUrl, InputAnswer::Cancel) => {
-                    serde_json::json!({"action": "cancel"})
-                }
-                (InputKind::Roots | InputKind::Sampling, InputAnswer::Accept { content }) => {
-                    content.unwrap_or(Value::Null)
-                }
-                // Sampling and roots refused: the spec says not to retry; the call ends here.
-                (_, _) => {
-                    return Err(ConnectionError::Protocol(format!(
-                        "the user refused the server's {} request",
-                        kind.as_str()
-                    )))
-                }
+            } else {
+                self.ask_other(kind, params, cause).await?
             };
             let response = serde_json::from_value(value).map_err(|e| {
                 ConnectionError::Protocol(format!("cannot encode the answer to {key}: {e}"))
@@ -332,6 +316,86 @@ impl Connection {
             responses.insert(key, response);
         }
         Ok((Some(responses), input.request_state))
+    }
+}
+
+/// `URLElicitationRequiredError`: the request cannot go on until the user completes URL elicitations.
+pub const URL_ELICITATION_REQUIRED: i32 = -32042;
+
+impl Connection {
+    /// Serves the URL elicitations of a `-32042` error: each one consented to, opened, and finished (the user says
+    /// so, or the server's `notifications/elicitation/complete` does). Any refusal ends the call with the reason.
+    async fn serve_required_urls(
+        &self,
+        cause: &str,
+        message: &str,
+        data: Option<&Value>,
+    ) -> Result<(), ConnectionError> {
+        let elicitations = data
+            .and_then(|d| d.get("elicitations"))
+            .and_then(Value::as_array)
+            .filter(|list| !list.is_empty())
+            .ok_or_else(|| ConnectionError::Server {
+                code: URL_ELICITATION_REQUIRED,
+                message: format!("{message} (and the server named no URL to open)"),
+                data: data.cloned(),
+            })?;
+        let cause = format!("{cause}: needed before it can run");
+        for params in elicitations {
+            let e = Elicitation {
+                broker: &self.broker,
+                events: &self.events,
+                server: &self.server,
+                cause: Some(cause.clone()),
+                params,
+            };
+            match elicitation::elicit(e.clone()).await {
+                Ok(ElicitReply::Accept(_)) => {
+                    if !elicitation::wait_until_finished(e).await {
+                        return Err(ConnectionError::Refused(format!(
+                            "{message}: you did not finish in the browser"
+                        )));
+                    }
+                }
+                Ok(reply) => {
+                    return Err(ConnectionError::Refused(format!(
+                        "{message}: the page it needs was not opened ({})",
+                        reply.action()
+                    )))
+                }
+                Err(refusal) => {
+                    return Err(ConnectionError::Refused(format!("{message}: {refusal}")))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A non-elicitation input request (sampling; roots when not declared): through the broker, refused ones end the
+    /// call, as the spec says not to retry.
+    async fn ask_other(
+        &self,
+        kind: InputKind,
+        params: Value,
+        cause: &str,
+    ) -> Result<Value, ConnectionError> {
+        let asked = InputRequest {
+            server: self.server.clone(),
+            kind,
+            cause: Some(cause.to_string()),
+            params,
+            view: None,
+        };
+        match self.broker.ask(asked).await {
+            Ok(InputAnswer::Accept { content }) => Ok(content.unwrap_or(Value::Null)),
+            Ok(_) => Err(ConnectionError::Protocol(format!(
+                "the user refused the server's {} request",
+                kind.as_str()
+            ))),
+            Err(refusal) => Err(ConnectionError::Protocol(format!(
+                "the server asked for input Wharf does not offer: {refusal}"
+            ))),
+        }
     }
 }
 

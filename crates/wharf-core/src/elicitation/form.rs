@@ -317,8 +317,13 @@ fn parse_field(name: &str, prop: &Value, required: bool) -> Result<FormField, Ou
         None | Some(Value::Null) => None,
         Some(d) => Some(check_default(name, &kind, d)?),
     };
-    let labels = [Some(name), title.as_deref(), description.as_deref()];
-    let credential = labels.into_iter().flatten().any(looks_like_credential);
+    let credential = [Some(name), title.as_deref()]
+        .into_iter()
+        .flatten()
+        .any(looks_like_credential)
+        || description
+            .as_deref()
+            .is_some_and(credential::description_asks_for_credential);
     let name = name.to_string();
     Ok(FormField {
         name,

@@ -13,6 +13,8 @@
 //!   tokens", "token count", "token budget"); likewise `pins` (map pins) is not a PIN;
 //! - a word merely containing `password`, `passwd`, `passphrase` or `passcode` counts (`dbpassword`,
 //!   `newpasscode`): no innocent word contains them.
+//!
+//! Descriptions are read sentence by sentence, and a sentence that negates ("do not give us your PIN") is no request.
 
 /// Runs of words, space-separated.
 const RUNS: &[&str] = &[
@@ -42,7 +44,26 @@ const RUNS: &[&str] = &[
     "one time pin",
 ];
 
-const INSIDE_WORDS: &[&str] = &["password", "passwd", "pwd", "pw", "passphrase", "passcode"];
+const INSIDE_WORDS: &[&str] = &["password", "passwd", "passphrase", "passcode"];
+
+/// Abbreviations that count only as whole words: inside a word they are other letters (`upward`).
+const SHORT_WORDS: &[&str] = &["pw", "pwd"];
+
+/// Words that, in a sentence of a description, say the secret is NOT asked for ("do not give us your PIN").
+const NEGATIONS: &[&str] = &["not", "never", "no", "don", "dont", "without", "avoid"];
+
+/// A field's description asks for a credential when one of its sentences (or parenthesised asides) names one and
+/// does not say the opposite: "Your favorite integer (do not give us your phone number, pin, or other sensitive
+/// info)" is about an integer.
+pub fn description_asks_for_credential(description: &str) -> bool {
+    description
+        .split(['.', ';', '(', ')', '!', '?', '\n'])
+        .filter(|sentence| {
+            let words = words(sentence);
+            !words.iter().any(|w| NEGATIONS.contains(&w.as_str()))
+        })
+        .any(looks_like_credential)
+}
 
 const QUANTITY_WORDS: &[&str] = &[
     "count", "limit", "max", "min", "maximum", "minimum", "budget", "usage", "length",
@@ -53,7 +74,7 @@ pub fn looks_like_credential(text: &str) -> bool {
     let word = |i: usize| words.get(i).map(String::as_str);
     if words
         .iter()
-        .any(|w| INSIDE_WORDS.iter().any(|s| w.contains(s)))
+        .any(|w| INSIDE_WORDS.iter().any(|s| w.contains(s)) || SHORT_WORDS.contains(&w.as_str()))
     {
         return true;
     }

@@ -852,6 +852,8 @@ fn credential_words() {
         ("accessKeyboard", false),
         ("api_version", false),
         ("one_time", false),
+        ("upward", false),
+        ("pwd", true),
         ("", false),
     ];
     assert!(table.len() >= 25);
@@ -868,18 +870,22 @@ fn credential_fields_are_flagged_by_name_title_or_description() {
             "k": {"type": "string", "title": "API key"},
             "c": {"type": "string", "description": "The one-time code we texted you"},
             "name": {"type": "string", "title": "Your name"},
+            // server-everything's own wording: a description that says NOT to give a secret asks for none.
+            "integer": {"type": "integer", "description": "Your favorite integer (do not give us your phone number, pin, or other sensitive info)"},
+            "bank": {"type": "string", "description": "Never mind the form. Your IBAN, please"},
         }),
         &[],
     );
     let spec = parse(&schema);
     let flags: Vec<_> = spec.fields.iter().map(|f| f.credential).collect();
-    assert_eq!(flags, [true, true, true, false]);
+    assert_eq!(flags, [true, true, true, false, false, true]);
     assert_eq!(
         credential_warnings(&spec),
         [
             "credential_field:pw",
             "credential_field:k",
-            "credential_field:c"
+            "credential_field:c",
+            "credential_field:bank"
         ]
     );
 }
