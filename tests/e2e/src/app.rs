@@ -3,7 +3,7 @@
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use fantoccini::elements::Element;
 use fantoccini::error::CmdError;
@@ -412,19 +412,52 @@ impl App {
         Ok(())
     }
 
+    /// Finds the element matching `locator` and acts on it, finding it again when the page re-rendered it between
+    /// the two (a stale element: a list reloaded after a server restart), until `timeout`.
+    async fn act<F>(
+        &self,
+        locator: Locator<'_>,
+        timeout: Duration,
+        mut action: F,
+    ) -> Result<Element>
+    where
+        F: AsyncFnMut(&Element) -> std::result::Result<(), CmdError>,
+    {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let element = self.wait_for(locator, timeout).await?;
+            let done = match self.scroll_to(&element).await {
+                Ok(()) => action(&element).await.map_err(Error::from),
+                Err(e) => Err(e),
+            };
+            match done {
+                Ok(()) => return Ok(element),
+                Err(Error::WebDriver(e))
+                    if (e.is_stale_element_reference() || e.is_no_such_element())
+                        && Instant::now() < deadline =>
+                {
+                    tokio::time::sleep(POLL).await;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
     /// Waits for the element matching `locator`, scrolls to it and clicks it.
     pub async fn click(&self, locator: Locator<'_>, timeout: Duration) -> Result<()> {
-        let element = self.wait_for(locator, timeout).await?;
-        self.scroll_to(&element).await?;
-        element.click().await?;
+        self.act(locator, timeout, async |element| {
+            element.click().await.map(|_| ())
+        })
+        .await?;
         Ok(())
     }
 
     /// Waits for the `<select>` matching `locator`, scrolls to it and picks the option that reads `label`.
     pub async fn choose(&self, locator: Locator<'_>, label: &str, timeout: Duration) -> Result<()> {
-        let element = self.wait_for(locator, timeout).await?;
-        self.scroll_to(&element).await?;
-        element.select_by_label(label).await?;
+        self.act(locator, timeout, async |element| {
+            element.select_by_label(label).await
+        })
+        .await?;
         Ok(())
     }
 
@@ -436,13 +469,14 @@ impl App {
         text: &str,
         timeout: Duration,
     ) -> Result<Element> {
-        let element = self.wait_for(locator, timeout).await?;
-        self.scroll_to(&element).await?;
-        element.clear().await?;
-        if !text.is_empty() {
-            element.send_keys(text).await?;
-        }
-        Ok(element)
+        self.act(locator, timeout, async |element| {
+            element.clear().await?;
+            if !text.is_empty() {
+                element.send_keys(text).await?;
+            }
+            Ok(())
+        })
+        .await
     }
 
     /// The element and its text, or None while it is missing or being replaced.

@@ -181,3 +181,16 @@ fn read_json(path: &std::path::Path) -> Result<Value> {
     serde_json::from_str(&text)
         .map_err(|e| Error::Check(format!("{} is not JSON: {e}\n{text}", path.display())))
 }
+
+/// The pid a row shows ("pid 1234" among its details; it has no test id of its own).
+async fn shown_pid(app: &App, server: &str) -> Result<Option<u32>> {
+    let text = app
+        .text(Locator::Css(&row(server)))
+        .await?
+        .unwrap_or_default();
+    Ok(text
+        .split_whitespace()
+        .skip_while(|word| *word != "pid")
+        .nth(1)
+        .and_then(|pid| pid.parse().ok()))
+}

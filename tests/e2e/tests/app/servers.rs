@@ -177,19 +177,6 @@ async fn recorded_row(app: &App) -> Result<Vec<(String, bool, u64)>> {
         .unwrap_or_default())
 }
 
-/// The pid a row shows ("pid 1234" among its details; it has no test id of its own).
-async fn shown_pid(app: &App, server: &str) -> Result<Option<u32>> {
-    let text = app
-        .text(Locator::Css(&row(server)))
-        .await?
-        .unwrap_or_default();
-    Ok(text
-        .split_whitespace()
-        .skip_while(|word| *word != "pid")
-        .nth(1)
-        .and_then(|pid| pid.parse().ok()))
-}
-
 #[tokio::test]
 async fn crashed_server_shows_failed_with_stderr_and_restarts() -> Result<()> {
     const FATAL: &str = "fatal: boom-e2e";

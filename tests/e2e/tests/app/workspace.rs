@@ -208,11 +208,18 @@ async fn the_path_picker_fills_a_workspace_folder_and_a_path_outside_is_refused(
         // "Ask me each time": written into the server's entry (it restarts), and the same call now waits for the
         // user. Not sent: refused as before, saying so; sent anyway: it reaches the server, whose own allowed
         // directories then answer.
+        let pid_before = shown_pid(app, "fs").await?;
         app.choose(Locator::Css(&testid("path-policy")), "Ask me each time", UI)
             .await?;
         app.wait_until("\"pathArguments\": \"ask\" in the config", UI, async || {
             let config = read_json(app.config_path())?;
             Ok((config["servers"]["fs"]["pathArguments"] == json!("ask")).then_some(()))
+        })
+        .await?;
+        // The server restarts with its new preference: wait for the new process, ready, before using the form.
+        app.wait_until("fs to restart", SERVER_READY, async || {
+            let pid = shown_pid(app, "fs").await?;
+            Ok((pid.is_some() && pid != pid_before).then_some(()))
         })
         .await?;
         wait_ready(app, "fs").await?;
