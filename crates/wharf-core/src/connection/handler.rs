@@ -34,6 +34,10 @@ pub struct ProgressRouter(Arc<Mutex<RouterState>>);
 struct RouterState {
     routes: HashMap<ProgressToken, mpsc::UnboundedSender<ProgressNotificationParam>>,
     unclaimed: VecDeque<ProgressNotificationParam>,
+    /// What the user's calls in flight are doing ("calling tool x"), oldest first: a handshake-era request from the
+    /// server names no call, so the dialog is badged with these.
+    calls: Vec<(u64, String)>,
+    next_call: u64,
 }
 
 const UNCLAIMED_KEPT: usize = 64;
@@ -74,6 +78,46 @@ impl ProgressRouter {
             state.unclaimed.pop_front();
         }
         state.unclaimed.push_back(params);
+    }
+}
+
+impl ProgressRouter {
+    /// A user's call starts; it is forgotten when the guard drops.
+    pub fn begin_call(&self, cause: &str) -> CallInFlight {
+        let id = self
+            .0
+            .lock()
+            .map(|mut state| {
+                state.next_call += 1;
+                let id = state.next_call;
+                state.calls.push((id, cause.to_string()));
+                id
+            })
+            .unwrap_or_default();
+        CallInFlight {
+            router: self.clone(),
+            id,
+        }
+    }
+
+    /// The likely cause of a server's request: the one call in flight, or all of them.
+    pub fn calls_in_flight(&self) -> Option<String> {
+        let state = self.0.lock().ok()?;
+        let causes: Vec<&str> = state.calls.iter().map(|(_, c)| c.as_str()).collect();
+        (!causes.is_empty()).then(|| causes.join(" or "))
+    }
+}
+
+pub struct CallInFlight {
+    router: ProgressRouter,
+    id: u64,
+}
+
+impl Drop for CallInFlight {
+    fn drop(&mut self) {
+        if let Ok(mut state) = self.router.0.lock() {
+            state.calls.retain(|(id, _)| *id != self.id);
+        }
     }
 }
 
@@ -130,7 +174,7 @@ impl WharfHandler {
         let request = InputRequest {
             server: self.server.clone(),
             kind,
-            cause: None,
+            cause: self.progress.calls_in_flight(),
             params,
             view: None,
         };
@@ -201,7 +245,7 @@ impl ClientHandler for WharfHandler {
             broker: &self.broker,
             events: &self.events,
             server: &self.server,
-            cause: None,
+            cause: self.progress.calls_in_flight(),
             params: &value,
         })
         .await

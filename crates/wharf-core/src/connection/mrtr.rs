@@ -178,6 +178,7 @@ impl Connection {
         options: &CallOptions,
         build: impl Fn(Option<InputResponses>, Option<String>) -> ClientRequest,
     ) -> Result<Value, ConnectionError> {
+        let _in_flight = self.progress.begin_call(cause);
         let max_rounds = options.max_rounds.unwrap_or(DEFAULT_MAX_MRTR_ROUNDS);
         let (mut responses, mut state) = (None, None);
         for _round in 0..max_rounds {

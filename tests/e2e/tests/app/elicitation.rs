@@ -74,8 +74,9 @@ async fn a_form_is_filled_and_sent_declined_or_cancelled() -> Result<()> {
             .await?
             .unwrap_or_default();
         check(
-            badge.contains("everything"),
-            format!("the dialog is not badged with the server: {badge:?}"),
+            badge.contains("everything")
+                && badge.contains("calling tool trigger-elicitation-request"),
+            format!("the dialog is not badged with the server and the call: {badge:?}"),
         )?;
         let first = app
             .wait_for(Locator::Css(&elicit_input("name")), UI)
