@@ -14,6 +14,8 @@ pub mod host;
 pub mod process;
 pub mod redact;
 pub mod roots;
+pub mod sampling;
+pub mod secrets;
 pub mod stdio_transport;
 pub mod workspace;
 

@@ -1,0 +1,1 @@
+//! Per-user sampling preferences per server (being written).

@@ -1,0 +1,1 @@
+//! LLM providers for sampling (being written).

@@ -1,0 +1,1 @@
+//! Secrets in the OS keyring (being written).
