@@ -10,9 +10,10 @@ use serde::Serialize;
 use serde_json::Value;
 use tauri::{AppHandle, Emitter};
 use tokio::sync::oneshot;
+use wharf_core::broker::InputView;
 use wharf_core::broker::{InputAnswer, InputKind, InputRequest, UserAgent};
+use wharf_core::elicitation::checked_content;
 use wharf_core::elicitation::form::FieldProblem;
-use wharf_core::elicitation::{checked_content, ElicitationView};
 
 /// The event that announces a new request to the dialog host.
 pub const INPUT_REQUEST: &str = "input-request";
@@ -125,7 +126,7 @@ fn check_form_answer(
     request: &InputRequest,
     content: Option<Value>,
 ) -> Result<(), Vec<FieldProblem>> {
-    let (InputKind::ElicitationForm, Some(ElicitationView::Form { form, .. })) =
+    let (InputKind::ElicitationForm, Some(InputView::Form { form, .. })) =
         (request.kind, &request.view)
     else {
         return Ok(());
@@ -201,7 +202,7 @@ mod tests {
             kind: InputKind::ElicitationForm,
             cause: None,
             params: json!({"message": "Who are you?", "requestedSchema": schema}),
-            view: Some(ElicitationView::Form {
+            view: Some(InputView::Form {
                 message: "Who are you?".into(),
                 form,
                 warnings: Vec::new(),

@@ -309,9 +309,9 @@ mod tests {
     use super::*;
     use futures::future::BoxFuture;
     use serde_json::json;
+    use wharf_core::broker::InputView;
     use wharf_core::broker::{InputKind, InputRequest, UserAgent};
     use wharf_core::elicitation::form::parse_form;
-    use wharf_core::elicitation::ElicitationView;
 
     async fn asked(agent: &AppAgent, schema: Value) -> BoxFuture<'_, InputAnswer> {
         let form = parse_form(&schema).expect("a form");
@@ -320,7 +320,7 @@ mod tests {
             kind: InputKind::ElicitationForm,
             cause: None,
             params: json!({"message": "?", "requestedSchema": schema}),
-            view: Some(ElicitationView::Form {
+            view: Some(InputView::Form {
                 message: "?".into(),
                 form,
                 warnings: Vec::new(),

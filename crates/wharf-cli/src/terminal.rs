@@ -6,10 +6,11 @@ use std::io::{BufRead, Write};
 
 use futures::future::BoxFuture;
 use serde_json::{Map, Value};
+use wharf_core::broker::InputView;
 use wharf_core::broker::{InputAnswer, InputKind, InputRequest, UserAgent};
 use wharf_core::elicitation::form::{FieldKind, FormField};
 use wharf_core::elicitation::url_check::UrlReview;
-use wharf_core::elicitation::{ElicitationView, UrlPhase};
+use wharf_core::elicitation::UrlPhase;
 
 pub fn is_interactive() -> bool {
     use std::io::IsTerminal;
@@ -89,10 +90,8 @@ fn ask(request: &InputRequest) -> std::io::Result<InputAnswer> {
         writeln!(tty.out, "  {message}")?;
     }
     match &request.view {
-        Some(ElicitationView::Form { form, warnings, .. }) => {
-            ask_form(&mut tty, &form.fields, warnings)
-        }
-        Some(ElicitationView::Url { review, phase, .. }) => ask_url(&mut tty, review, *phase),
+        Some(InputView::Form { form, warnings, .. }) => ask_form(&mut tty, &form.fields, warnings),
+        Some(InputView::Url { review, phase, .. }) => ask_url(&mut tty, review, *phase),
         // Wharf's own question carries nothing back: yes is enough.
         None if request.kind == InputKind::PathOutside => {
             tty.choice("send it anyway? [a]ccept, [d]ecline or [c]ancel: ")

@@ -52,7 +52,30 @@ pub struct InputRequest {
     /// What Wharf made of them for the dialog (the form's fields, the URL's review), when the kind has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
-    pub view: Option<crate::elicitation::ElicitationView>,
+    pub view: Option<InputView>,
+}
+
+/// What the dialog shows besides the server's raw params: Wharf's reading of them, so no front end interprets the
+/// protocol.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[serde(tag = "mode", rename_all = "snake_case")]
+#[ts(export)]
+pub enum InputView {
+    Form {
+        message: String,
+        form: crate::elicitation::form::FormSpec,
+        /// `credential_field:<name>` for each field that looks like it asks for a secret.
+        warnings: Vec<String>,
+    },
+    Url {
+        message: String,
+        // Boxed: a review is several times the size of the other variant.
+        review: Box<crate::elicitation::url_check::UrlReview>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        elicitation_id: Option<String>,
+        phase: crate::elicitation::UrlPhase,
+    },
 }
 
 /// The user's answer. `Accept` carries what goes back (form content, a sampling reply...).
@@ -281,7 +304,7 @@ impl UserAgent for ScriptedAgent {
     fn answer(&self, request: InputRequest) -> BoxFuture<'_, InputAnswer> {
         // A scripted user who agreed to open a page has finished with it: one entry per elicitation, as the
         // contract's lists count them.
-        if let Some(crate::elicitation::ElicitationView::Url {
+        if let Some(InputView::Url {
             phase: crate::elicitation::UrlPhase::Finish,
             ..
         }) = request.view

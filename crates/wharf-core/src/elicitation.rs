@@ -2,7 +2,7 @@
 //! renders (`form`) or by sending the user to a web page in the system browser (`url_check` reviews the URL first).
 //!
 //! Both eras come through [`elicit`]: a legacy `elicitation/create` request and a 2026-07-28 MRTR input request get
-//! the same checks, the same dialog and the same answer. What the user is shown is computed here ([`ElicitationView`])
+//! the same checks, the same dialog and the same answer. What the user is shown is computed here ([`InputView`])
 //! so that no front end interprets the protocol, and every outcome is reported as an event before it is sent.
 
 pub mod form;
@@ -13,33 +13,11 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use crate::broker::{Broker, BrokerRefusal, InputAnswer, InputKind, InputRequest};
+use crate::broker::{Broker, BrokerRefusal, InputAnswer, InputKind, InputRequest, InputView};
 use crate::events::{EventSink, HostEvent};
 use form::FormSpec;
 use guard::Admission;
 use url_check::UrlReview;
-
-/// What the dialog shows besides the server's raw params.
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
-#[serde(tag = "mode", rename_all = "snake_case")]
-#[ts(export)]
-pub enum ElicitationView {
-    Form {
-        message: String,
-        form: FormSpec,
-        /// `credential_field:<name>` for each field that looks like it asks for a secret.
-        warnings: Vec<String>,
-    },
-    Url {
-        message: String,
-        // Boxed: a review is several times the size of the other variant.
-        review: Box<UrlReview>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        #[ts(optional)]
-        elicitation_id: Option<String>,
-        phase: UrlPhase,
-    },
-}
 
 /// A URL elicitation first asks for consent (accept opens the page); one a call depends on (`-32042`) then waits
 /// until the user says they have finished in the browser, or the server says it is complete.
@@ -175,7 +153,7 @@ async fn screen(e: &Elicitation<'_>, key: &str) -> Option<ElicitReply> {
     None
 }
 
-async fn ask(e: &Elicitation<'_>, kind: InputKind, view: ElicitationView) -> InputAnswer {
+async fn ask(e: &Elicitation<'_>, kind: InputKind, view: InputView) -> InputAnswer {
     let _turn = e.broker.guard.turn(e.server).await;
     e.broker
         .ask(InputRequest {
@@ -228,7 +206,7 @@ async fn form(e: &Elicitation<'_>) -> ElicitReply {
         report(spec.fields, warnings, &reply);
         return reply;
     }
-    let view = ElicitationView::Form {
+    let view = InputView::Form {
         message: message.clone(),
         form: spec.clone(),
         warnings: warnings.clone(),
@@ -336,7 +314,7 @@ async fn url(e: &Elicitation<'_>) -> ElicitReply {
         report(&reply, false);
         return reply;
     }
-    let view = ElicitationView::Url {
+    let view = InputView::Url {
         message: message.clone(),
         review: Box::new(review.clone()),
         elicitation_id: elicitation_id.clone(),
@@ -396,7 +374,7 @@ pub async fn wait_until_finished(e: Elicitation<'_>) -> bool {
         .get("url")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    let view = ElicitationView::Url {
+    let view = InputView::Url {
         message: message_of(e.params),
         review: Box::new(url_check::review(raw)),
         elicitation_id: Some(id.to_string()),

@@ -113,7 +113,7 @@ async fn an_accepted_form_is_filled_with_defaults_validated_and_reported() {
     );
     let asked = rig.agent.asked.lock().unwrap()[0].clone();
     assert_eq!(asked.kind, InputKind::ElicitationForm);
-    let Some(ElicitationView::Form { form, warnings, .. }) = asked.view else {
+    let Some(InputView::Form { form, warnings, .. }) = asked.view else {
         panic!("no form view: {:?}", asked.view);
     };
     assert_eq!(form.fields.len(), 3);

@@ -4,9 +4,10 @@ import type { UrlPhase } from "./UrlPhase";
 import type { UrlReview } from "./UrlReview";
 
 /**
- * What the dialog shows besides the server's raw params.
+ * What the dialog shows besides the server's raw params: Wharf's reading of them, so no front end interprets the
+ * protocol.
  */
-export type ElicitationView = { "mode": "form", message: string, form: FormSpec, 
+export type InputView = { "mode": "form", message: string, form: FormSpec, 
 /**
  * `credential_field:<name>` for each field that looks like it asks for a secret.
  */
