@@ -19,10 +19,12 @@ PEERS=${WHARF_PEERS:-$ROOT/.peers}
 LOGS=$PEERS/.logs
 export DEBIAN_FRONTEND=noninteractive
 
-# What the Tauri app (webkit2gtk 4.1, tray, xdo), the headless UI tests (xvfb, dbus, webkit2gtk-driver) and the
+# What the Tauri app (webkit2gtk 4.1, tray, xdo), the headless UI tests (xvfb, dbus, webkit2gtk-driver), the
+# keyring tests (gnome-keyring for a real Secret Service, secret-tool and keyctl to read it back independently) and the
 # peer installs (curl, python3-venv for a Debian python without ensurepip) need.
 APT_PACKAGES=(libwebkit2gtk-4.1-dev build-essential libxdo-dev libssl-dev libayatana-appindicator3-dev
-              librsvg2-dev xvfb xauth dbus webkit2gtk-driver pkg-config curl python3-venv)
+              librsvg2-dev xvfb xauth dbus webkit2gtk-driver pkg-config curl python3-venv
+              gnome-keyring libsecret-tools keyutils)
 NPM_PEERS=(node22 npm conformance-0.1.16 conformance-0.2.0-alpha.12)
 TAURI_DRIVER_VERSION=2.0.6   # pinned; the 3.x line is alpha
 

@@ -3,6 +3,7 @@
 
 mod conformance;
 mod events_file;
+mod secret_cmd;
 mod session;
 mod terminal;
 
@@ -58,6 +59,9 @@ enum Command {
     Session,
     /// The client command the MCP conformance suite launches.
     Conformance { url: String },
+    /// Stores (value read from stdin, never argv) or deletes a secret in the OS keyring.
+    #[command(subcommand)]
+    Secret(secret_cmd::SecretAction),
     #[command(external_subcommand)]
     Later(Vec<String>),
 }
@@ -123,11 +127,15 @@ async fn run(cli: Cli) -> Result<ExitCode, Failure> {
     if let Command::Later(words) = &cli.command {
         let name = words.first().map(String::as_str).unwrap_or("");
         return Err(Failure(match name {
-            "resources" | "read" | "prompts" | "prompt" | "complete" | "secret" | "bench" => {
+            "resources" | "read" | "prompts" | "prompt" | "complete" | "bench" => {
                 format!("{name}: not yet supported")
             }
             other => format!("unknown command \"{other}\" (see wharf --help)"),
         }));
+    }
+    if let Command::Secret(action) = cli.command {
+        // Needs no configuration, workspace or server: a keyring error should not hide behind a config error.
+        return secret_cmd::run(action).await;
     }
     let workspace = SharedWorkspace::new(Workspace::new(), None);
     for folder in &cli.workspace {
@@ -260,7 +268,7 @@ async fn one_shot(host: &Host, command: Command) -> Result<ExitCode, Failure> {
                 ExitCode::SUCCESS
             })
         }
-        Command::Session | Command::Conformance { .. } | Command::Later(_) => {
+        Command::Session | Command::Conformance { .. } | Command::Secret(_) | Command::Later(_) => {
             Err(Failure("internal: command dispatched twice".into()))
         }
     }
