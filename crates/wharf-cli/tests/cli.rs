@@ -112,7 +112,6 @@ fn commands_of_later_issues_say_not_yet_supported() {
         "prompts",
         "prompt",
         "complete",
-        "secret",
         "bench",
     ] {
         assert_one_line_failure(&scratch.run(&[command, "x"]), "not yet supported");
