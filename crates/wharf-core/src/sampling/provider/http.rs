@@ -1,0 +1,197 @@
+//! The HTTP exchange shared by both providers: one deadline for every attempt, the status codes mapped to
+//! [`ProviderError`], and the key scrubbed from any text that comes back.
+
+use std::time::{Duration, Instant};
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE, RETRY_AFTER};
+use serde_json::Value;
+
+use super::{ApiKey, ProviderConfig, ProviderError};
+
+/// The provider's error text is shown to the user; a proxy's HTML page or a stack trace must not fill the dialog.
+pub(super) const MAX_ERROR_CHARS: usize = 300;
+/// A completion is a few kilobytes; a larger answer is a misconfigured endpoint, not something to buffer without end.
+const MAX_BODY_BYTES: usize = 8 * 1024 * 1024;
+
+/// One exchange with a provider: the client, the key, the deadline shared by every attempt.
+pub(super) struct Http<'a> {
+    client: reqwest::Client,
+    pub(super) base_url: &'a str,
+    key: Option<ApiKey>,
+    secret: Option<&'a str>,
+    timeout: Duration,
+    deadline: Instant,
+}
+
+impl<'a> Http<'a> {
+    pub(super) fn new(
+        config: &'a ProviderConfig,
+        key: Option<&str>,
+        timeout: Duration,
+    ) -> Result<Self, ProviderError> {
+        let mut builder = reqwest::Client::builder();
+        // A system proxy would swallow requests meant for a model server on this machine (Ollama, llama.cpp).
+        if is_loopback(&config.base_url) {
+            builder = builder.no_proxy();
+        }
+        let client = builder
+            .build()
+            .map_err(|e| ProviderError::Unreachable(format!("no HTTP client: {e}")))?;
+        Ok(Http {
+            client,
+            base_url: &config.base_url,
+            key: key.map(ApiKey::new),
+            secret: config.api_key_secret.as_deref(),
+            timeout,
+            deadline: Instant::now() + timeout,
+        })
+    }
+
+    fn unauthorized(&self) -> ProviderError {
+        ProviderError::Unauthorized {
+            secret: self.secret.map(str::to_string),
+        }
+    }
+
+    /// The key as a header value marked sensitive (hidden from the HTTP stack's own Debug output).
+    pub(super) fn key_header(&self, prefix: &str) -> Result<Option<HeaderValue>, ProviderError> {
+        let Some(key) = self.key.as_ref().filter(|k| !k.expose().is_empty()) else {
+            return Ok(None);
+        };
+        let mut value = HeaderValue::from_str(&format!("{prefix}{}", key.expose()))
+            .map_err(|_| self.unauthorized())?;
+        value.set_sensitive(true);
+        Ok(Some(value))
+    }
+
+    /// Replaces the key wherever a provider or the network stack echoed it.
+    pub(super) fn scrub(&self, text: &str) -> String {
+        match self.key.as_ref().map(ApiKey::expose) {
+            Some(key) if key.len() >= 4 => text.replace(key, "***"),
+            _ => text.to_string(),
+        }
+    }
+
+    /// POSTs `body` and returns the JSON of a 2xx answer; anything else becomes the matching error.
+    pub(super) async fn post(
+        &self,
+        url: &str,
+        headers: HeaderMap,
+        body: &Value,
+    ) -> Result<Value, ProviderError> {
+        let remaining = self.deadline.saturating_duration_since(Instant::now());
+        if remaining.is_zero() {
+            return Err(ProviderError::Timeout(self.timeout));
+        }
+        let bytes = serde_json::to_vec(body)
+            .map_err(|e| ProviderError::InvalidParams(format!("cannot encode the request: {e}")))?;
+        let sent = self
+            .client
+            .post(url)
+            .headers(headers)
+            .header(CONTENT_TYPE, "application/json")
+            .timeout(remaining)
+            .body(bytes)
+            .send()
+            .await;
+        let mut response = sent.map_err(|e| self.transport_error(&e))?;
+        let status = response.status();
+        let retry_after = retry_after(response.headers());
+        let mut body = Vec::new();
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|e| self.transport_error(&e))?
+        {
+            if body.len() + chunk.len() > MAX_BODY_BYTES {
+                return Err(ProviderError::Malformed(format!(
+                    "the answer is larger than {} MiB",
+                    MAX_BODY_BYTES / (1024 * 1024)
+                )));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        match status.as_u16() {
+            200..=299 => serde_json::from_slice(&body).map_err(|e| {
+                ProviderError::Malformed(self.scrub(&format!("the body is not JSON ({e})")))
+            }),
+            401 | 403 => Err(self.unauthorized()),
+            429 => Err(ProviderError::RateLimited { retry_after }),
+            code => Err(ProviderError::Http {
+                status: code,
+                message: truncate(&self.scrub(&error_message(&body)), MAX_ERROR_CHARS),
+            }),
+        }
+    }
+
+    fn transport_error(&self, e: &reqwest::Error) -> ProviderError {
+        if e.is_timeout() {
+            return ProviderError::Timeout(self.timeout);
+        }
+        // reqwest's own text is "error sending request for url (...)"; the cause at the end of the chain is the
+        // part a user can act on ("Connection refused", "failed to lookup address").
+        let mut cause: &dyn std::error::Error = e;
+        while let Some(next) = cause.source() {
+            cause = next;
+        }
+        let detail = if e.is_connect() {
+            format!("{}: {cause}", self.base_url)
+        } else {
+            format!("{}: {e}: {cause}", self.base_url)
+        };
+        ProviderError::Unreachable(self.scrub(&detail))
+    }
+}
+
+pub(super) fn is_loopback(base_url: &str) -> bool {
+    match url::Url::parse(base_url)
+        .ok()
+        .and_then(|u| u.host().map(|h| h.to_owned()))
+    {
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
+}
+
+/// `Retry-After` in seconds (the HTTP-date form is not used by LLM APIs); `retry-after-ms` where only that is sent.
+pub(super) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let value = |name: &HeaderName| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<f64>().ok())
+    };
+    // `try_from`: a huge or negative value from a broken proxy is no retry hint, and must not panic.
+    value(&RETRY_AFTER)
+        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .or_else(|| {
+            value(&HeaderName::from_static("retry-after-ms"))
+                .and_then(|ms| Duration::try_from_secs_f64(ms / 1000.0).ok())
+        })
+}
+
+/// The provider's own explanation: `error.message` (OpenAI, Anthropic), `error` as a string (Ollama), `message`,
+/// else the body's text. Not truncated here: the key is scrubbed first, so no cut can leave half of it behind.
+pub(super) fn error_message(body: &[u8]) -> String {
+    let from_json = serde_json::from_slice::<Value>(body).ok().and_then(|v| {
+        v.pointer("/error/message")
+            .or_else(|| v.get("error").filter(|e| e.is_string()))
+            .or_else(|| v.get("message"))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    });
+    let text = from_json.unwrap_or_else(|| String::from_utf8_lossy(body).trim().to_string());
+    if text.is_empty() {
+        return "no error message".to_string();
+    }
+    text
+}
+
+pub(super) fn truncate(text: &str, max_chars: usize) -> String {
+    match text.char_indices().nth(max_chars) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}
