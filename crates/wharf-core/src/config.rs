@@ -352,7 +352,13 @@ struct Expander<'a> {
 
 impl Expander<'_> {
     fn expand(&self, value: &str, field: &str) -> Result<String, String> {
-        expand_with_workspace(value, field, self.env, &self.workspace)
+        expand_with_workspace(
+            value,
+            field,
+            self.env,
+            &self.workspace,
+            Some(&input_from_keyring),
+        )
     }
 
     /// One configured argument, which may become several: a whole-argument `${workspaceFolders}` gives one argument
@@ -499,18 +505,33 @@ pub fn expand(
     field: &str,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<String, String> {
-    expand_with_workspace(value, field, env, &WorkspaceVars::default())
+    expand_with_workspace(value, field, env, &WorkspaceVars::default(), None)
+}
+
+/// `${input:ID}`: the value the user stored in the OS keyring (`wharf secret set input:ID`, or the app's prompt).
+/// The keyring is opened only when a configuration uses an input.
+fn input_from_keyring(id: &str) -> Result<String, String> {
+    let store = crate::secrets::SecretStore::open().map_err(|e| format!("${{input:{id}}}: {e}"))?;
+    match crate::secrets::lookup_input(&store, id) {
+        Ok(Some(secret)) => Ok(secret.into_inner()),
+        Ok(None) => Err(format!(
+            "${{input:{id}}} has no value yet: store it with `wharf secret set {}` (value on stdin)",
+            crate::secrets::input_secret_name(id)
+        )),
+        Err(e) => Err(format!("${{input:{id}}}: {e}")),
+    }
 }
 
 /// Expands `${env:NAME}` and the workspace variables (`${workspaceFolder}`, `${workspaceFolderBasename}`, and
 /// `${workspaceFolders}` joined with the path-list separator: only `args` split a whole-argument one into several).
-/// `${input:...}` is recognised and reported as not yet supported; anything else in `${...}` is an error. Never
-/// returns a string that still holds an unresolved variable. Errors start with `field`.
+/// `${input:ID}` comes from `inputs` (the keyring), or is an error where inputs are not offered; anything else in
+/// `${...}` is an error. Never returns a string that still holds an unresolved variable. Errors start with `field`.
 pub fn expand_with_workspace(
     value: &str,
     field: &str,
     env: &dyn Fn(&str) -> Option<String>,
     workspace: &WorkspaceVars,
+    inputs: Option<&dyn Fn(&str) -> Result<String, String>>,
 ) -> Result<String, String> {
     let mut out = String::with_capacity(value.len());
     let mut rest = value;
@@ -532,10 +553,11 @@ pub fn expand_with_workspace(
             }
         } else if let Some(resolved) = workspace.lookup(var) {
             out.push_str(&resolved.map_err(|e| format!("{field}: {e}"))?);
-        } else if var.starts_with("input:") {
-            return Err(format!(
-                "{field}: ${{{var}}} is not yet supported by this version of Wharf"
-            ));
+        } else if let Some(id) = var.strip_prefix("input:") {
+            let Some(inputs) = inputs else {
+                return Err(format!("{field}: ${{{var}}} cannot be used here"));
+            };
+            out.push_str(&inputs(id).map_err(|e| format!("{field}: {e}"))?);
         } else {
             return Err(format!("{field}: unknown variable ${{{var}}}"));
         }

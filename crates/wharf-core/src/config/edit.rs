@@ -87,8 +87,13 @@ pub fn validate(entry: &ServerEntry, taken: &[String]) -> Vec<FieldError> {
         // Any value will do for the check: only the syntax of `${...}` matters here. A workspace variable is fine
         // with no folder open now: the server starts once one is.
         let any_folder = WorkspaceVars::new(&[PathBuf::from("/workspace")]);
-        if let Err(e) = expand_with_workspace(value, &field, &|_| Some(String::new()), &any_folder)
-        {
+        if let Err(e) = expand_with_workspace(
+            value,
+            &field,
+            &|_| Some(String::new()),
+            &any_folder,
+            Some(&|_| Ok(String::new())),
+        ) {
             if !e.contains("not yet supported") {
                 errors.push(FieldError::new(field, e));
             }

@@ -68,14 +68,23 @@ fn unresolved_variable_is_an_error_naming_it_and_never_passed_on() {
 }
 
 #[test]
-fn input_variables_are_reported_as_not_yet_supported() {
-    let err = parse(r#"{"servers": {"a": {"command": "x", "args": ["${input:key}"]}}}"#)
-        .unwrap()
-        .servers[0]
-        .transport
-        .clone()
-        .unwrap_err();
-    assert!(err.contains("not yet supported"), "{err}");
+fn an_input_without_a_stored_value_fails_its_server_naming_it() {
+    // No value is stored under input:wharf-test-never-set in any keyring this test can reach (or there is no
+    // keyring at all): either way the server fails, naming the input and where it was used.
+    let err =
+        parse(r#"{"servers": {"a": {"command": "x", "args": ["${input:wharf-test-never-set}"]}}}"#)
+            .unwrap()
+            .servers[0]
+            .transport
+            .clone()
+            .unwrap_err();
+    assert!(
+        err.contains("args[0]") && err.contains("${input:wharf-test-never-set}"),
+        "{err}"
+    );
+    assert!(expand("${input:x}", "f", &|_| None)
+        .unwrap_err()
+        .contains("cannot be used here"));
     let err = parse(r#"{"servers": {"a": {"url": "http://h/${bogus}"}}}"#)
         .unwrap()
         .servers[0]
