@@ -508,6 +508,9 @@ pub fn expand(
     expand_with_workspace(value, field, env, &WorkspaceVars::default(), None)
 }
 
+/// Resolves `${input:ID}` to its value, or says why it cannot.
+pub type InputResolver<'a> = &'a dyn Fn(&str) -> Result<String, String>;
+
 /// `${input:ID}`: the value the user stored in the OS keyring (`wharf secret set input:ID`, or the app's prompt).
 /// The keyring is opened only when a configuration uses an input.
 fn input_from_keyring(id: &str) -> Result<String, String> {
@@ -531,7 +534,7 @@ pub fn expand_with_workspace(
     field: &str,
     env: &dyn Fn(&str) -> Option<String>,
     workspace: &WorkspaceVars,
-    inputs: Option<&dyn Fn(&str) -> Result<String, String>>,
+    inputs: Option<InputResolver<'_>>,
 ) -> Result<String, String> {
     let mut out = String::with_capacity(value.len());
     let mut rest = value;
