@@ -1,0 +1,367 @@
+//! The preferences file on disk: parsing it (keeping every key it has, known or not), the advisory lock every
+//! writer takes, the read-merge-write cycle under that lock, and setting a corrupt file aside.
+//!
+//! Lock order: a thread may take this lock while holding the in-memory state of `SamplingPrefs`, never the other way
+//! round (see `SamplingPrefs::set`).
+
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::Deserialize as _;
+use serde_json::{Map, Value};
+
+use super::{PrefsError, ServerPreference};
+use crate::fsutil;
+
+pub(super) const FORMAT_VERSION: u64 = 1;
+
+/// What identifies one version of the file without reading it: a rename gives a new inode, an in-place edit a new
+/// ctime, so a changed file is never mistaken for the cached one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Stamp {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl Stamp {
+    fn of(meta: &std::fs::Metadata) -> Stamp {
+        Stamp {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            len: meta.len(),
+            mtime: (meta.mtime(), meta.mtime_nsec()),
+            ctime: (meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+}
+
+/// The whole file as read: `raw` keeps every key (unknown ones included) so that a write changes only what it means
+/// to; `servers` is the typed view of `raw["servers"]`.
+#[derive(Debug, Clone)]
+pub(super) struct Document {
+    raw: Map<String, Value>,
+    pub(super) servers: BTreeMap<String, ServerPreference>,
+}
+
+impl Document {
+    pub(super) fn empty() -> Document {
+        let mut raw = Map::new();
+        raw.insert("version".into(), Value::from(FORMAT_VERSION));
+        raw.insert("servers".into(), Value::Object(Map::new()));
+        Document {
+            raw,
+            servers: BTreeMap::new(),
+        }
+    }
+
+    /// Stores `pref` for `server`; keys of its entry (and of its limits) that this version does not know are kept.
+    pub(super) fn set(
+        &mut self,
+        server: &str,
+        pref: &ServerPreference,
+    ) -> Result<(), serde_json::Error> {
+        let fresh = match serde_json::to_value(pref)? {
+            Value::Object(fresh) => fresh,
+            _ => Map::new(),
+        };
+        self.with_servers(|servers| {
+            let slot = servers.entry(server.to_string()).or_insert(Value::Null);
+            let mut entry = match std::mem::take(slot) {
+                Value::Object(entry) => entry,
+                _ => Map::new(),
+            };
+            for (key, value) in fresh {
+                match (entry.get_mut(&key), value) {
+                    (Some(Value::Object(old)), Value::Object(new)) => old.extend(new),
+                    (_, value) => {
+                        entry.insert(key, value);
+                    }
+                }
+            }
+            *slot = Value::Object(entry);
+        });
+        self.servers.insert(server.to_string(), pref.clone());
+        Ok(())
+    }
+
+    pub(super) fn remove(&mut self, server: &str) {
+        self.with_servers(|servers| {
+            servers.shift_remove(server);
+        });
+        self.servers.remove(server);
+    }
+
+    /// Runs `f` on `raw["servers"]` (made an object if missing), taken out of its slot and put back so that the
+    /// key keeps its place in the file.
+    fn with_servers(&mut self, f: impl FnOnce(&mut Map<String, Value>)) {
+        let slot = self.raw.entry("servers").or_insert(Value::Null);
+        let mut servers = match std::mem::take(slot) {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        };
+        f(&mut servers);
+        *slot = Value::Object(servers);
+    }
+
+    fn to_bytes(&self) -> Result<Vec<u8>, serde_json::Error> {
+        let mut bytes = serde_json::to_vec_pretty(&self.raw)?;
+        bytes.push(b'\n');
+        Ok(bytes)
+    }
+}
+
+/// Why the bytes of a file are not a document this version can use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Unusable {
+    /// Bad JSON or the wrong shape: the sentence says what is wrong.
+    Corrupt(String),
+    /// A later format: left untouched, since rewriting it in this format could drop what it means.
+    Newer(u64),
+}
+
+pub(super) fn parse(bytes: &[u8]) -> Result<Document, Unusable> {
+    let value: Value = serde_json::from_slice(bytes)
+        .map_err(|e| Unusable::Corrupt(format!("it is not valid JSON ({e})")))?;
+    let Value::Object(raw) = value else {
+        return Err(Unusable::Corrupt("it is not a JSON object".into()));
+    };
+    match raw.get("version").and_then(Value::as_u64) {
+        Some(FORMAT_VERSION) => {}
+        Some(v) if v > FORMAT_VERSION => return Err(Unusable::Newer(v)),
+        _ => {
+            return Err(Unusable::Corrupt(format!(
+                "it has no \"version\": {FORMAT_VERSION}"
+            )))
+        }
+    }
+    let mut servers = BTreeMap::new();
+    match raw.get("servers") {
+        None => {}
+        Some(Value::Object(map)) => {
+            for (name, entry) in map {
+                let pref = ServerPreference::deserialize(entry).map_err(|e| {
+                    Unusable::Corrupt(format!("the entry of server \"{name}\" is not valid ({e})"))
+                })?;
+                servers.insert(name.clone(), pref);
+            }
+        }
+        Some(_) => return Err(Unusable::Corrupt("\"servers\" is not an object".into())),
+    }
+    Ok(Document { raw, servers })
+}
+
+/// The file as it is now.
+#[derive(Debug)]
+pub(super) enum Loaded {
+    Missing,
+    Read {
+        stamp: Stamp,
+        doc: Result<Document, Unusable>,
+    },
+}
+
+/// Reads the file. With `known` given and the file unchanged since, nothing is read and `Ok(None)` comes back.
+pub(super) fn load(path: &Path, known: Option<Stamp>) -> io::Result<Option<Loaded>> {
+    let mut file = match File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Some(Loaded::Missing)),
+        Err(e) => return Err(e),
+    };
+    // The stamp of the descriptor being read, not of the path: a rename in between cannot pair old bytes with a
+    // new stamp.
+    let stamp = Stamp::of(&file.metadata()?);
+    if known == Some(stamp) {
+        return Ok(None);
+    }
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    Ok(Some(Loaded::Read {
+        stamp,
+        doc: parse(&bytes),
+    }))
+}
+
+/// The advisory lock every writer of the file holds from its read to its rename. Released when dropped (closing the
+/// descriptor releases an `flock`), and by the kernel when the process dies, so a killed writer never leaves it held.
+pub(super) struct FileLock {
+    _file: File,
+}
+
+impl FileLock {
+    pub(super) fn acquire(lock_path: &Path) -> io::Result<FileLock> {
+        if let Some(dir) = lock_path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o600)
+            .open(lock_path)?;
+        loop {
+            // SAFETY: flock takes a descriptor this function owns for as long as the call lasts; no memory is shared.
+            let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
+            if rc == 0 {
+                return Ok(FileLock { _file: file });
+            }
+            let err = io::Error::last_os_error();
+            if err.kind() != io::ErrorKind::Interrupted {
+                return Err(err);
+            }
+        }
+    }
+}
+
+/// The sibling lock file: `sampling.json.lock`. Never removed: removing a lock file lets two processes each lock a
+/// different inode.
+pub(super) fn lock_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".lock");
+    path.with_file_name(name)
+}
+
+/// An update's outcome, and the notice of a corrupt file it set aside on the way (given even when the write then
+/// failed: the user must hear that their file was moved).
+pub(super) struct Updated {
+    pub(super) result: Result<(), PrefsError>,
+    pub(super) notice: Option<String>,
+}
+
+/// Under the lock: re-read the latest file, apply `change`, write it atomically. A corrupt file found here is set
+/// aside first; a newer-format file is left alone and the change refused.
+pub(super) fn update(
+    path: &Path,
+    change: impl FnOnce(&mut Document) -> Result<(), serde_json::Error>,
+) -> Updated {
+    let mut notice = None;
+    let result = update_locked(path, change, &mut notice);
+    Updated { result, notice }
+}
+
+fn update_locked(
+    path: &Path,
+    change: impl FnOnce(&mut Document) -> Result<(), serde_json::Error>,
+    notice: &mut Option<String>,
+) -> Result<(), PrefsError> {
+    let lock = lock_path(path);
+    let _held = FileLock::acquire(&lock).map_err(|source| PrefsError::Io {
+        action: "lock",
+        path: lock.clone(),
+        source,
+    })?;
+    // Any temporary file here now belongs to a writer that died mid-write (every writer holds this lock).
+    let _ = fsutil::remove_orphan_temps(path);
+    let io_err = |action| {
+        move |source| PrefsError::Io {
+            action,
+            path: path.to_path_buf(),
+            source,
+        }
+    };
+    let mut doc = match load(path, None).map_err(io_err("read"))? {
+        None | Some(Loaded::Missing) => Document::empty(),
+        Some(Loaded::Read { doc: Ok(doc), .. }) => doc,
+        Some(Loaded::Read {
+            doc: Err(Unusable::Newer(version)),
+            ..
+        }) => {
+            return Err(PrefsError::NewerVersion {
+                path: path.to_path_buf(),
+                version,
+            })
+        }
+        Some(Loaded::Read {
+            doc: Err(Unusable::Corrupt(why)),
+            ..
+        }) => {
+            let aside = set_aside(path).map_err(io_err("move aside the unreadable"))?;
+            *notice = Some(corrupt_notice(path, &aside, &why));
+            Document::empty()
+        }
+    };
+    let encode_err = |e: serde_json::Error| PrefsError::Io {
+        action: "encode",
+        path: path.to_path_buf(),
+        source: io::Error::other(e),
+    };
+    change(&mut doc).map_err(encode_err)?;
+    let bytes = doc.to_bytes().map_err(encode_err)?;
+    fsutil::write_atomic(path, &bytes).map_err(io_err("write"))
+}
+
+/// Under the lock: if the file is still corrupt (another process may have set it aside or replaced it since it was
+/// read), sets it aside and returns the notice.
+pub(super) fn set_aside_if_corrupt(path: &Path) -> Result<Option<String>, PrefsError> {
+    let lock = lock_path(path);
+    let _held = FileLock::acquire(&lock).map_err(|source| PrefsError::Io {
+        action: "lock",
+        path: lock.clone(),
+        source,
+    })?;
+    match load(path, None) {
+        Ok(Some(Loaded::Read {
+            doc: Err(Unusable::Corrupt(why)),
+            ..
+        })) => {
+            let aside = set_aside(path).map_err(|source| PrefsError::Io {
+                action: "move aside the unreadable",
+                path: path.to_path_buf(),
+                source,
+            })?;
+            Ok(Some(corrupt_notice(path, &aside, &why)))
+        }
+        _ => Ok(None),
+    }
+}
+
+pub(super) fn corrupt_notice(path: &Path, aside: &Path, why: &str) -> String {
+    format!(
+        "The sampling preferences file {} could not be used: {why}. It was moved to {} (nothing was deleted), and \
+         every server will ask before sampling until you choose again.",
+        path.display(),
+        aside.display()
+    )
+}
+
+/// Renames the file to `<name>.corrupt-<unix seconds>` (with `-2`, `-3`... when that is taken). Called under the
+/// lock, so the check for a free name cannot race another Wharf.
+fn set_aside(path: &Path) -> io::Result<PathBuf> {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let base = path.file_name().unwrap_or_default().to_string_lossy();
+    for n in 1..=1000u32 {
+        let name = match n {
+            1 => format!("{base}.corrupt-{secs}"),
+            n => format!("{base}.corrupt-{secs}-{n}"),
+        };
+        let aside = path.with_file_name(name);
+        match std::fs::symlink_metadata(&aside) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                std::fs::rename(path, &aside)?;
+                if let Some(dir) = path.parent() {
+                    if let Ok(d) = File::open(dir) {
+                        let _ = d.sync_all();
+                    }
+                }
+                return Ok(aside);
+            }
+            Err(e) => return Err(e),
+            Ok(_) => continue,
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::AlreadyExists,
+        "every name for the set-aside copy is taken",
+    ))
+}
