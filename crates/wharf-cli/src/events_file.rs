@@ -103,7 +103,8 @@ pub fn as_notice(event: &HostEvent) -> Option<Value> {
         HostEvent::Roots { .. }
         | HostEvent::PathOutside { .. }
         | HostEvent::ElicitationForm { .. }
-        | HostEvent::ElicitationUrl { .. } => {
+        | HostEvent::ElicitationUrl { .. }
+        | HostEvent::Sampling { .. } => {
             let mut value = serde_json::to_value(event).ok()?;
             let object = value.as_object_mut()?;
             let kind = object.remove("event")?;

@@ -15,6 +15,8 @@ use clap::{Parser, Subcommand};
 use serde_json::Value;
 use wharf_core::broker::{Broker, DeclaredCapabilities, DeclineAll, ScriptedAgent, UserAgent};
 use wharf_core::roots::SharedWorkspace;
+use wharf_core::sampling::prefs::SamplingPrefs;
+use wharf_core::sampling::SamplingService;
 use wharf_core::workspace::Workspace;
 use wharf_core::{CallOptions, Config, EraCache, Host, HostOptions};
 
@@ -163,6 +165,7 @@ async fn run(cli: Cli) -> Result<ExitCode, Failure> {
     for warning in &config.warnings {
         eprintln!("wharf: warning: {warning}");
     }
+    let broker = with_sampling(broker, &config, &events);
     let options = HostOptions {
         eras: Arc::new(EraCache::default_location()),
         restart: matches!(cli.command, Command::Session),
@@ -181,6 +184,29 @@ async fn run(cli: Cli) -> Result<ExitCode, Failure> {
 }
 
 /// What Wharf serves to servers today: roots (from the workspace folders).
+/// Sampling is offered when mcp.json names a provider; the user's preferences come from their config directory.
+fn with_sampling(broker: Broker, config: &Config, events: &EventsFile) -> Broker {
+    match &config.sampling_provider {
+        None => broker,
+        Some(Err(e)) => {
+            eprintln!("wharf: warning: {e}; sampling is not offered to servers");
+            broker
+        }
+        Some(Ok(provider)) => {
+            let (prefs, notice) = SamplingPrefs::open(SamplingPrefs::default_path());
+            if let Some(message) = notice {
+                events.sink().emit(wharf_core::HostEvent::Notice {
+                    server: None,
+                    code: "preferences_set_aside".into(),
+                    message,
+                });
+            }
+            let service = SamplingService::new(prefs, Some(provider.clone()));
+            broker.with_sampling(Arc::new(service))
+        }
+    }
+}
+
 fn declared() -> DeclaredCapabilities {
     DeclaredCapabilities::SERVED
 }

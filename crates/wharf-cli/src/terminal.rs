@@ -11,6 +11,7 @@ use wharf_core::broker::{InputAnswer, InputKind, InputRequest, UserAgent};
 use wharf_core::elicitation::form::{FieldKind, FormField};
 use wharf_core::elicitation::url_check::UrlReview;
 use wharf_core::elicitation::UrlPhase;
+use wharf_core::sampling::{SamplingStage, SamplingView};
 
 pub fn is_interactive() -> bool {
     use std::io::IsTerminal;
@@ -92,6 +93,7 @@ fn ask(request: &InputRequest) -> std::io::Result<InputAnswer> {
     match &request.view {
         Some(InputView::Form { form, warnings, .. }) => ask_form(&mut tty, &form.fields, warnings),
         Some(InputView::Url { review, phase, .. }) => ask_url(&mut tty, review, *phase),
+        Some(InputView::Sampling(view)) => ask_sampling(&mut tty, view),
         // Wharf's own question carries nothing back: yes is enough.
         None if request.kind == InputKind::PathOutside => {
             tty.choice("send it anyway? [a]ccept, [d]ecline or [c]ancel: ")
@@ -231,6 +233,81 @@ fn ask_url(tty: &mut Tty, review: &UrlReview, phase: UrlPhase) -> std::io::Resul
         writeln!(tty.out, "  warning: {}", warning.as_str())?;
     }
     tty.choice("open it in your browser? [a]ccept, [d]ecline or [c]ancel: ")
+}
+
+/// A sampling request: the prompt as the model will see it, then its reply, each sent only on the user's word.
+fn ask_sampling(tty: &mut Tty, view: &SamplingView) -> std::io::Result<InputAnswer> {
+    match view.stage {
+        SamplingStage::Prompt => {
+            if let Some(system) = &view.system_prompt {
+                writeln!(tty.out, "  system prompt: {system}")?;
+            }
+            for message in &view.messages {
+                let role = message.get("role").and_then(Value::as_str).unwrap_or("?");
+                writeln!(
+                    tty.out,
+                    "  {role}: {}",
+                    content_text(message.get("content"))
+                )?;
+            }
+            if !view.tools.is_empty() {
+                writeln!(tty.out, "  tools offered: {}", view.tools.join(", "))?;
+            }
+            if let Some(note) = &view.note {
+                writeln!(tty.out, "  asked again: {note}")?;
+            }
+            writeln!(
+                tty.out,
+                "  model: {}, at most {} tokens",
+                view.model, view.max_tokens
+            )?;
+            tty.choice("send it to the model? [a]ccept, [d]ecline or [c]ancel: ")
+        }
+        SamplingStage::Reply => {
+            let reply = view.reply.as_ref().and_then(|r| r.get("content"));
+            writeln!(tty.out, "  the model answered: {}", content_text(reply))?;
+            loop {
+                match tty
+                    .line("  [s]end it, [e]dit it, or [c]ancel: ")?
+                    .as_deref()
+                {
+                    Some("s" | "send" | "") => return Ok(InputAnswer::Accept { content: None }),
+                    Some("e" | "edit") => {
+                        let Some(text) = tty.line("  the reply to send: ")? else {
+                            return Ok(InputAnswer::Cancel);
+                        };
+                        return Ok(InputAnswer::Accept {
+                            content: Some(serde_json::json!({ "text": text })),
+                        });
+                    }
+                    None | Some("c" | "cancel") => return Ok(InputAnswer::Cancel),
+                    Some(_) => writeln!(tty.out, "  please answer s, e or c")?,
+                }
+            }
+        }
+    }
+}
+
+/// A message's content in one line: its text, other blocks by kind.
+fn content_text(content: Option<&Value>) -> String {
+    let blocks = match content {
+        Some(Value::Array(blocks)) => blocks.iter().collect(),
+        Some(block) => vec![block],
+        None => Vec::new(),
+    };
+    blocks
+        .iter()
+        .map(|b| match b.get("type").and_then(Value::as_str) {
+            Some("text") => b
+                .get("text")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string(),
+            Some(kind) => format!("[{kind}]"),
+            None => "[?]".to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A kind without a view (sampling until its issue): accept with JSON typed by hand.

@@ -5,8 +5,7 @@
 //! ```
 //! Capabilities are declared exactly: a kind Wharf did not declare is refused here, before any user sees it.
 
-use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
@@ -76,6 +75,8 @@ pub enum InputView {
         elicitation_id: Option<String>,
         phase: crate::elicitation::UrlPhase,
     },
+    /// A sampling request to review: the prompt first, then the provider's reply.
+    Sampling(Box<crate::sampling::SamplingView>),
 }
 
 /// The user's answer. `Accept` carries what goes back (form content, a sampling reply...).
@@ -121,6 +122,8 @@ pub struct DeclaredCapabilities {
     pub elicitation_form: bool,
     pub elicitation_url: bool,
     pub sampling: bool,
+    /// `sampling.tools`: requests may offer the model tools (the providers pass them on).
+    pub sampling_tools: bool,
 }
 
 impl DeclaredCapabilities {
@@ -129,7 +132,9 @@ impl DeclaredCapabilities {
         roots: true,
         elicitation_form: true,
         elicitation_url: true,
+        // Sampling is declared only when a provider is configured: see `Broker::with_sampling`.
         sampling: false,
+        sampling_tools: false,
     };
 
     pub fn declares(&self, kind: InputKind) -> bool {
@@ -173,6 +178,8 @@ pub struct Broker {
     agent: Arc<dyn UserAgent>,
     /// Shared by every server: one question per server at a time, pauses, declines remembered for the session.
     pub guard: Arc<crate::elicitation::guard::ElicitationGuard>,
+    /// The user's sampling preferences and provider; `None`: no provider configured, sampling not declared.
+    pub sampling: Option<Arc<crate::sampling::SamplingService>>,
 }
 
 impl Broker {
@@ -181,7 +188,16 @@ impl Broker {
             capabilities,
             agent,
             guard: Arc::default(),
+            sampling: None,
         }
+    }
+
+    /// Serves sampling through `service` (its provider and the user's preferences): declares it, with tools.
+    pub fn with_sampling(mut self, service: Arc<crate::sampling::SamplingService>) -> Self {
+        self.capabilities.sampling = true;
+        self.capabilities.sampling_tools = true;
+        self.sampling = Some(service);
+        self
     }
 
     /// The same broker with other capabilities declared (a server whose preference turns elicitation off).
@@ -226,104 +242,8 @@ impl UserAgent for DeclineAll {
     }
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum AnswersError {
-    #[error("cannot read answers file {path}: {source}")]
-    Read {
-        path: String,
-        source: std::io::Error,
-    },
-    #[error("answers file {path}: {message}")]
-    Invalid { path: String, message: String },
-}
-
-/// Answers from a `--answers` file: per kind one answer or a list consumed in order (the last one repeats).
-/// A kind without an entry is declined.
-#[derive(Debug, Default)]
-pub struct ScriptedAgent {
-    queues: Mutex<std::collections::HashMap<InputKind, (Vec<InputAnswer>, usize)>>,
-}
-
-impl ScriptedAgent {
-    pub fn load(path: &Path) -> Result<Self, AnswersError> {
-        let text = std::fs::read_to_string(path).map_err(|source| AnswersError::Read {
-            path: path.display().to_string(),
-            source,
-        })?;
-        Self::parse(&text).map_err(|message| AnswersError::Invalid {
-            path: path.display().to_string(),
-            message,
-        })
-    }
-
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let root: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
-        let Value::Object(map) = root else {
-            return Err("the top level must be an object keyed by request kind".into());
-        };
-        let mut queues = std::collections::HashMap::new();
-        for (key, value) in map {
-            let kind: InputKind = serde_json::from_value(Value::String(key.clone()))
-                .map_err(|_| format!("unknown request kind \"{key}\""))?;
-            let items = match value {
-                Value::Array(items) => items,
-                single => vec![single],
-            };
-            let answers = items
-                .into_iter()
-                .map(|item| {
-                    serde_json::from_value::<InputAnswer>(item)
-                        .map_err(|e| format!("\"{key}\": {e}"))
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            if !answers.is_empty() {
-                queues.insert(kind, (answers, 0));
-            }
-        }
-        Ok(ScriptedAgent {
-            queues: Mutex::new(queues),
-        })
-    }
-
-    fn next(&self, kind: InputKind) -> InputAnswer {
-        let Ok(mut queues) = self.queues.lock() else {
-            return InputAnswer::Decline;
-        };
-        match queues.get_mut(&kind) {
-            Some((answers, next)) => {
-                let i = (*next).min(answers.len() - 1);
-                *next += 1;
-                answers[i].clone()
-            }
-            None => InputAnswer::Decline,
-        }
-    }
-}
-
-impl UserAgent for ScriptedAgent {
-    fn answer(&self, request: InputRequest) -> BoxFuture<'_, InputAnswer> {
-        // A scripted user who agreed to open a page has finished with it: one entry per elicitation, as the
-        // contract's lists count them.
-        if let Some(InputView::Url {
-            phase: crate::elicitation::UrlPhase::Finish,
-            ..
-        }) = request.view
-        {
-            return Box::pin(async { InputAnswer::Accept { content: None } });
-        }
-        let answer = self.next(request.kind);
-        Box::pin(async move { answer })
-    }
-
-    fn roots_override(&self, _server: &str) -> Option<InputAnswer> {
-        let has_entry = self
-            .queues
-            .lock()
-            .map(|q| q.contains_key(&InputKind::Roots))
-            .unwrap_or(false);
-        has_entry.then(|| self.next(InputKind::Roots))
-    }
-}
+mod scripted;
+pub use scripted::{AnswersError, ScriptedAgent};
 
 #[cfg(test)]
 mod tests {

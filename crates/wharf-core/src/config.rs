@@ -140,6 +140,8 @@ impl ServerDef {
 pub struct Config {
     pub path: PathBuf,
     pub servers: Vec<ServerDef>,
+    /// `sampling.provider`: the LLM that answers servers' sampling requests; `Err` says why it cannot be used.
+    pub sampling_provider: Option<Result<crate::sampling::provider::ProviderConfig, String>>,
     /// Non-fatal problems (unknown keys) to show the user.
     pub warnings: Vec<String>,
 }
@@ -256,6 +258,13 @@ impl Config {
                     .push(format!("{}: unknown key \"{key}\" ignored", path.display()));
             }
         }
+        config.sampling_provider = root
+            .get("sampling")
+            .and_then(|sampling| sampling.get("provider"))
+            .map(|provider| {
+                crate::sampling::provider::ProviderConfig::from_json(provider)
+                    .map_err(|e| format!("{}: sampling.provider: {e}", path.display()))
+            });
         let servers = match (root.get("servers"), root.get("mcpServers")) {
             (Some(_), Some(_)) => {
                 return Err(invalid(

@@ -131,6 +131,8 @@ pub struct Connection {
     roots: RootsAccess,
     request_timeout: Duration,
     path_arguments: crate::config::PathArgumentPolicy,
+    /// Who the server is for the user's sampling preferences, with its name.
+    definition_hash: String,
 }
 
 /// Everything `connect` needs besides the definition.
@@ -273,6 +275,7 @@ impl Connection {
             broker: ctx.broker.clone(),
             events: ctx.events.clone(),
             progress: ProgressRouter::default(),
+            definition_hash: def.definition_hash(),
             protocol_version: protocol(era),
         }
     }
@@ -318,6 +321,7 @@ impl Connection {
             roots,
             request_timeout: def.request_timeout,
             path_arguments: def.path_arguments,
+            definition_hash: def.definition_hash(),
         }
     }
 

@@ -103,6 +103,19 @@ pub enum HostEvent {
         answer: &'static str,
         opened: bool,
     },
+    /// A sampling request, as the user was shown it (images and audio by size), the policy that decided it and the
+    /// answer: accept (a completion went back), decline or cancel.
+    Sampling {
+        server: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        system_prompt: Option<String>,
+        messages: Vec<Value>,
+        max_tokens: u32,
+        model: String,
+        policy: &'static str,
+        answer: &'static str,
+    },
     /// The workspace's roots changed (a folder opened, closed, renamed, deleted or re-created).
     RootsChanged {
         roots: Vec<crate::workspace::Root>,

@@ -1,4 +1,539 @@
-//! Sampling: a server asks the host for an LLM completion. Deprecated since 2026-07-28, still served.
+//! Sampling: a server asks the host for an LLM completion (`sampling/createMessage` on the handshake era, an MRTR
+//! input request on 2026-07-28). Deprecated since 2026-07-28 (SEP-2577) but still used: served well, and each
+//! modern server is told once that it is deprecated.
+//!
+//! ```text
+//! request -> throttle -> preference (ask / allow with limits / deny, per user, per server + definition hash)
+//!         -> ask: the user reviews and may edit the prompt -> provider -> the user reviews and may edit the reply
+//!         -> allow: limits applied (tokens clamped, models filtered, requests per hour) -> provider
+//!         -> the reply goes back; a refusal is the spec's error (legacy: -1; modern: the retry is not sent)
+//! ```
 
 pub mod prefs;
 pub mod provider;
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::{Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::broker::{Broker, InputAnswer, InputKind, InputRequest, InputView};
+use crate::events::{EventSink, HostEvent};
+use crate::secrets::SecretStore;
+use prefs::{Decision, Limits, Policy, SamplingPrefs};
+use provider::{ProviderConfig, ProviderError};
+
+/// More sampling requests than this from one server in a minute are refused with a notice: no dialog storm, no bill.
+pub const FLOOD_LIMIT: usize = 20;
+const FLOOD_WINDOW: Duration = Duration::from_secs(60);
+/// How long a provider may take to answer one completion.
+pub const PROVIDER_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// What the review dialog shows.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct SamplingView {
+    pub stage: SamplingStage,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub system_prompt: Option<String>,
+    /// The messages as the server sent them (text, images, audio, tool use and results).
+    pub messages: Vec<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub model_preferences: Option<Value>,
+    /// The model that will be asked.
+    pub model: String,
+    /// What the provider will be asked for at most (the server's, clamped by the user's limit).
+    pub max_tokens: u32,
+    /// Names of the tools the model may call.
+    pub tools: Vec<String>,
+    /// Why the user is asked although they chose before (a changed definition), if so.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub note: Option<String>,
+    /// The provider's reply (`CreateMessageResult`), at the reply stage.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub reply: Option<Value>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum SamplingStage {
+    /// Send this prompt? (editable)
+    Prompt,
+    /// Send this reply back to the server? (editable)
+    Reply,
+}
+
+/// Why a sampling request got no completion.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SamplingError {
+    /// The user (or their stored preference) refused: legacy `-1`, modern: the retry is not sent.
+    #[error("{0}")]
+    Rejected(String),
+    /// No provider, a provider failure, a missing key: the server gets an error, the user a clear message.
+    #[error("{0}")]
+    Failed(String),
+    /// `tools` in a request while `sampling.tools` was not declared, or a malformed request.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl SamplingError {
+    /// The JSON-RPC code of a legacy answer (sampling.mdx: the user rejected -> -1).
+    pub fn jsonrpc_code(&self) -> i32 {
+        match self {
+            SamplingError::Rejected(_) => -1,
+            SamplingError::Failed(_) => -32603,
+            SamplingError::Invalid(_) => -32602,
+        }
+    }
+}
+
+/// The host's sampling state: the user's preferences, the configured provider, the keyring, and the flood guard.
+pub struct SamplingService {
+    pub prefs: SamplingPrefs,
+    provider: RwLock<Option<ProviderConfig>>,
+    told_deprecated: Mutex<HashSet<String>>,
+    recent: Mutex<HashMap<String, VecDeque<Instant>>>,
+}
+
+impl std::fmt::Debug for SamplingService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SamplingService")
+    }
+}
+
+/// One sampling request on its way.
+pub struct Sampling<'a> {
+    pub broker: &'a Broker,
+    pub events: &'a EventSink,
+    pub server: &'a str,
+    pub definition_hash: &'a str,
+    pub cause: Option<String>,
+    pub params: &'a Value,
+    /// The server speaks 2026-07-28, where sampling is deprecated: it is told once.
+    pub modern: bool,
+}
+
+impl SamplingService {
+    pub fn new(prefs: SamplingPrefs, provider: Option<ProviderConfig>) -> Self {
+        SamplingService {
+            prefs,
+            provider: RwLock::new(provider),
+            told_deprecated: Mutex::default(),
+            recent: Mutex::default(),
+        }
+    }
+
+    pub fn provider(&self) -> Option<ProviderConfig> {
+        self.provider.read().ok().and_then(|p| p.clone())
+    }
+
+    pub fn set_provider(&self, provider: Option<ProviderConfig>) {
+        if let Ok(mut p) = self.provider.write() {
+            *p = provider;
+        }
+    }
+
+    fn flooded(&self, server: &str) -> bool {
+        let now = Instant::now();
+        let Ok(mut recent) = self.recent.lock() else {
+            return false;
+        };
+        let times = recent.entry(server.to_string()).or_default();
+        while times
+            .front()
+            .is_some_and(|t| now.duration_since(*t) >= FLOOD_WINDOW)
+        {
+            times.pop_front();
+        }
+        times.push_back(now);
+        times.len() > FLOOD_LIMIT
+    }
+
+    fn first_time_deprecated(&self, server: &str) -> bool {
+        self.told_deprecated
+            .lock()
+            .map(|mut told| told.insert(server.to_string()))
+            .unwrap_or(false)
+    }
+}
+
+fn notice(s: &Sampling<'_>, code: &str, message: String) {
+    s.events.emit(HostEvent::Notice {
+        server: Some(s.server.to_string()),
+        code: code.into(),
+        message,
+    });
+}
+
+/// The messages as the events show them: images and audio stand as their type and size, not their bytes.
+fn shown_messages(messages: &[Value]) -> Vec<Value> {
+    fn shown(block: &Value) -> Value {
+        match block {
+            Value::Array(blocks) => Value::Array(blocks.iter().map(shown).collect()),
+            Value::Object(map) => {
+                let mut map = map.clone();
+                if let Some(Value::String(data)) = map.get("data") {
+                    let note = format!("<{} base64 characters>", data.len());
+                    map.insert("data".into(), Value::String(note));
+                }
+                if let Some(content) = map.get("content").cloned() {
+                    map.insert("content".into(), shown(&content));
+                }
+                Value::Object(map)
+            }
+            other => other.clone(),
+        }
+    }
+    messages.iter().map(shown).collect()
+}
+
+/// Serves one sampling request end to end: the completion as `CreateMessageResult` JSON, or why there is none.
+pub async fn sample(s: Sampling<'_>) -> Result<Value, SamplingError> {
+    let Some(service) = s.broker.sampling.clone() else {
+        return Err(SamplingError::Failed(
+            "Wharf offers no sampling: no LLM provider is configured".into(),
+        ));
+    };
+    if s.modern && service.first_time_deprecated(s.server) {
+        notice(
+            &s,
+            "deprecated_capability",
+            format!(
+                "sampling is deprecated since 2026-07-28 (SEP-2577); {} still uses it",
+                s.server
+            ),
+        );
+    }
+    let has_tools = s
+        .params
+        .get("tools")
+        .and_then(Value::as_array)
+        .is_some_and(|t| !t.is_empty());
+    if has_tools && !s.broker.capabilities.sampling_tools {
+        return Err(SamplingError::Invalid(
+            "this request has tools, but Wharf did not declare sampling.tools".into(),
+        ));
+    }
+    if service.flooded(s.server) {
+        notice(
+            &s,
+            "sampling_throttled",
+            format!(
+                "{} asked for more than {FLOOD_LIMIT} completions in a minute: refused until it slows down",
+                s.server
+            ),
+        );
+        return Err(SamplingError::Rejected(
+            "too many sampling requests: slow down".into(),
+        ));
+    }
+    let requested_max = s
+        .params
+        .get("maxTokens")
+        .and_then(Value::as_u64)
+        .and_then(|n| u32::try_from(n).ok())
+        .ok_or_else(|| {
+            SamplingError::Invalid("maxTokens is missing or not a positive integer".into())
+        })?;
+    let provider = service.provider().ok_or_else(|| {
+        SamplingError::Failed(
+            "no LLM provider is configured: add sampling.provider to mcp.json, or choose one in the app's settings"
+                .into(),
+        )
+    })?;
+    let (policy, limits, note) = match service.prefs.decide(s.server, s.definition_hash) {
+        Decision::Deny => {
+            let outcome = Outcome::new(&s, "deny", requested_max, provider.model.clone());
+            outcome.report("decline");
+            return Err(SamplingError::Rejected(format!(
+                "the user does not allow {} to use their language model",
+                s.server
+            )));
+        }
+        Decision::Allow(limits) => ("allow", Some(limits), None),
+        Decision::Ask { reason } => ("ask", None, reason),
+    };
+    if let Some(limits) = &limits {
+        if let Err(why) = service.prefs.admit(s.server, limits) {
+            notice(&s, "sampling_limit", why.clone());
+            return Err(SamplingError::Rejected(why));
+        }
+    }
+    let limits = limits.unwrap_or_default();
+    let allowed = if limits.models.is_empty() {
+        provider.models.clone()
+    } else {
+        limits.models.clone()
+    };
+    let model = provider::choose_model(s.params.get("modelPreferences"), &allowed, &provider.model);
+    let max_tokens = limits
+        .max_tokens
+        .map_or(requested_max, |cap| cap.min(requested_max));
+    let mut params = s.params.clone();
+    let mut outcome = Outcome::new(&s, policy, max_tokens, model.clone());
+    let ask = policy == "ask";
+    if ask {
+        let view = outcome.view(SamplingStage::Prompt, &params, note.clone(), None);
+        match ask_user(&s, view).await {
+            InputAnswer::Accept { content } => {
+                let edits = content.unwrap_or(Value::Null);
+                apply_prompt_edits(&mut params, &edits);
+                remember(&s, &service, &edits);
+            }
+            other => {
+                outcome.report(other_action(&other));
+                return Err(SamplingError::Rejected(
+                    "the user rejected the sampling request".into(),
+                ));
+            }
+        }
+    }
+    outcome.update_prompt(&params);
+    let reply = complete(&s, &provider, &params, &model, max_tokens).await;
+    let mut reply = match reply {
+        Ok(reply) => reply,
+        Err(e) => {
+            outcome.report("accept");
+            return Err(e);
+        }
+    };
+    if ask {
+        let view = outcome.view(SamplingStage::Reply, &params, None, Some(reply.clone()));
+        match ask_user(&s, view).await {
+            InputAnswer::Accept { content } => apply_reply_edit(&mut reply, content.as_ref()),
+            other => {
+                outcome.report(other_action(&other));
+                return Err(SamplingError::Rejected(
+                    "the user did not send the reply".into(),
+                ));
+            }
+        }
+    }
+    outcome.report("accept");
+    Ok(reply)
+}
+
+fn other_action(answer: &InputAnswer) -> &'static str {
+    answer.action()
+}
+
+async fn ask_user(s: &Sampling<'_>, view: SamplingView) -> InputAnswer {
+    s.broker
+        .ask(InputRequest {
+            server: s.server.to_string(),
+            kind: InputKind::Sampling,
+            cause: s.cause.clone(),
+            params: s.params.clone(),
+            view: Some(InputView::Sampling(Box::new(view))),
+        })
+        .await
+        .unwrap_or(InputAnswer::Cancel)
+}
+
+/// The user's edits of the prompt: `{"systemPrompt": "...", "messages": [...]}`, each optional.
+fn apply_prompt_edits(params: &mut Value, edits: &Value) {
+    let Value::Object(params) = params else {
+        return;
+    };
+    if let Some(system) = edits.get("systemPrompt").and_then(Value::as_str) {
+        params.insert("systemPrompt".into(), Value::String(system.into()));
+    }
+    if let Some(messages) = edits.get("messages").filter(|m| m.is_array()) {
+        params.insert("messages".into(), messages.clone());
+    }
+}
+
+/// "Remember for this server" from the dialog: for this session (memory), or always (the preferences file).
+fn remember(s: &Sampling<'_>, service: &SamplingService, edits: &Value) {
+    match edits.get("remember").and_then(Value::as_str) {
+        Some("session") => {
+            service
+                .prefs
+                .allow_for_session(s.server, s.definition_hash, Limits::default())
+        }
+        Some("always") => {
+            if let Err(e) = service.prefs.set(
+                s.server,
+                s.definition_hash,
+                Policy::Allow,
+                Limits::default(),
+            ) {
+                notice(
+                    s,
+                    "preferences_not_saved",
+                    format!("cannot save the sampling preference: {e}"),
+                );
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The user's edit of the reply, `{"text": "..."}`: it replaces the reply's text.
+fn apply_reply_edit(reply: &mut Value, edit: Option<&Value>) {
+    let Some(text) = edit.and_then(|e| e.get("text")).and_then(Value::as_str) else {
+        return;
+    };
+    let edited = serde_json::json!({"type": "text", "text": text});
+    let Some(content) = reply.get_mut("content") else {
+        return;
+    };
+    match content {
+        Value::Array(blocks) => {
+            match blocks
+                .iter_mut()
+                .find(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+            {
+                Some(block) => *block = edited,
+                None => blocks.insert(0, edited),
+            }
+        }
+        other => *other = edited,
+    }
+}
+
+async fn complete(
+    s: &Sampling<'_>,
+    provider: &ProviderConfig,
+    params: &Value,
+    model: &str,
+    max_tokens: u32,
+) -> Result<Value, SamplingError> {
+    let key = match &provider.api_key_secret {
+        None => None,
+        Some(name) => {
+            let store = SecretStore::open().map_err(|e| {
+                SamplingError::Failed(format!(
+                    "cannot open the keyring for the API key {name}: {e}"
+                ))
+            })?;
+            let found = store.get_async(name.clone()).await.map_err(|e| {
+                SamplingError::Failed(format!(
+                    "cannot read the API key {name} from the keyring: {e}"
+                ))
+            })?;
+            let Some(key) = found else {
+                return Err(SamplingError::Failed(format!(
+                    "no API key is stored under \"{name}\": store it with `wharf secret set {name}` or in the app's settings"
+                )));
+            };
+            Some(key)
+        }
+    };
+    let key = key.map(crate::secrets::Secret::into_inner);
+    provider::complete(
+        provider,
+        key.as_deref(),
+        params,
+        model,
+        max_tokens,
+        PROVIDER_TIMEOUT,
+    )
+    .await
+    .map_err(|e: ProviderError| {
+        let message = e.user_message();
+        notice(s, "provider_error", message.clone());
+        match e {
+            ProviderError::InvalidParams(_) => SamplingError::Invalid(message),
+            _ => SamplingError::Failed(message),
+        }
+    })
+}
+
+/// What the user was shown, reported once with the answer (CLI-CONTRACT.md's `sampling` event).
+struct Outcome<'a> {
+    s: &'a Sampling<'a>,
+    policy: &'static str,
+    max_tokens: u32,
+    model: String,
+    system_prompt: Option<String>,
+    messages: Vec<Value>,
+}
+
+impl<'a> Outcome<'a> {
+    fn new(s: &'a Sampling<'a>, policy: &'static str, max_tokens: u32, model: String) -> Self {
+        let mut outcome = Outcome {
+            s,
+            policy,
+            max_tokens,
+            model,
+            system_prompt: None,
+            messages: Vec::new(),
+        };
+        outcome.update_prompt(s.params);
+        outcome
+    }
+
+    fn update_prompt(&mut self, params: &Value) {
+        self.system_prompt = params
+            .get("systemPrompt")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        self.messages = params
+            .get("messages")
+            .and_then(Value::as_array)
+            .map(|m| shown_messages(m))
+            .unwrap_or_default();
+    }
+
+    fn view(
+        &self,
+        stage: SamplingStage,
+        params: &Value,
+        note: Option<String>,
+        reply: Option<Value>,
+    ) -> SamplingView {
+        let tools = params
+            .get("tools")
+            .and_then(Value::as_array)
+            .map(|tools| {
+                tools
+                    .iter()
+                    .filter_map(|t| t.get("name").and_then(Value::as_str).map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        SamplingView {
+            stage,
+            system_prompt: params
+                .get("systemPrompt")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            messages: params
+                .get("messages")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default(),
+            model_preferences: params.get("modelPreferences").cloned(),
+            model: self.model.clone(),
+            max_tokens: self.max_tokens,
+            tools,
+            note,
+            reply,
+        }
+    }
+
+    fn report(&self, answer: &'static str) {
+        self.s.events.emit(HostEvent::Sampling {
+            server: self.s.server.to_string(),
+            system_prompt: self.system_prompt.clone(),
+            messages: self.messages.clone(),
+            max_tokens: self.max_tokens,
+            model: self.model.clone(),
+            policy: self.policy,
+            answer,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests;

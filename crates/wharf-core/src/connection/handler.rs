@@ -11,18 +11,19 @@ use std::sync::{Arc, Mutex};
 use rmcp::model::{
     ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
     CustomNotification, ElicitRequestParams, ElicitResult, ElicitationCapability, ErrorCode,
-    ErrorData, FormElicitationCapability, Implementation, ListRootsResult,
+    ErrorData, FormElicitationCapability, Implementation, JsonObject, ListRootsResult,
     LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, ProtocolVersion,
-    RootsCapabilities, UrlElicitationCapability,
+    RootsCapabilities, SamplingCapability, UrlElicitationCapability,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use rmcp::ClientHandler;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::broker::{Broker, BrokerRefusal, InputAnswer, InputKind, InputRequest};
+use crate::broker::{Broker, BrokerRefusal, InputKind};
 use crate::elicitation::{self, Elicitation};
 use crate::events::{EventSink, HostEvent};
+use crate::sampling::{self, Sampling};
 
 /// Progress notifications routed to the call that asked for them. A notification can beat the registration of its
 /// token (the server answers while the caller is still being handed its request id), so unclaimed ones wait in a
@@ -144,6 +145,8 @@ pub struct WharfHandler {
     pub events: EventSink,
     pub progress: ProgressRouter,
     pub protocol_version: ProtocolVersion,
+    /// Who the server is for the user's sampling preferences: its name and this hash of its definition.
+    pub definition_hash: String,
 }
 
 impl WharfHandler {
@@ -167,18 +170,12 @@ impl WharfHandler {
                 .then(UrlElicitationCapability::default);
             caps.elicitation = Some(elicitation);
         }
+        if declared.sampling {
+            let mut sampling = SamplingCapability::default();
+            sampling.tools = declared.sampling_tools.then(JsonObject::new);
+            caps.sampling = Some(sampling);
+        }
         caps
-    }
-
-    async fn ask(&self, kind: InputKind, params: Value) -> Result<InputAnswer, ErrorData> {
-        let request = InputRequest {
-            server: self.server.clone(),
-            kind,
-            cause: self.progress.calls_in_flight(),
-            params,
-            view: None,
-        };
-        self.broker.ask(request).await.map_err(refusal_error)
     }
 }
 
@@ -190,17 +187,6 @@ fn wire_root(root: crate::workspace::Root) -> rmcp::model::Root {
 
 pub fn refusal_error(refusal: BrokerRefusal) -> ErrorData {
     ErrorData::new(ErrorCode(refusal.jsonrpc_code()), refusal.to_string(), None)
-}
-
-fn undeliverable(kind: InputKind, answer: InputAnswer) -> ErrorData {
-    // Only reachable once a capability is declared without its answer mapping: say so rather than guess.
-    ErrorData::internal_error(
-        format!(
-            "Wharf cannot yet deliver a {} answer ({answer:?})",
-            kind.as_str()
-        ),
-        None,
-    )
 }
 
 impl ClientHandler for WharfHandler {
@@ -217,9 +203,26 @@ impl ClientHandler for WharfHandler {
         params: CreateMessageRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, ErrorData> {
+        if !self.broker.capabilities.sampling {
+            return Err(refusal_error(BrokerRefusal::Undeclared(
+                InputKind::Sampling,
+            )));
+        }
         let params = serde_json::to_value(&params).unwrap_or(Value::Null);
-        let answer = self.ask(InputKind::Sampling, params).await?;
-        Err(undeliverable(InputKind::Sampling, answer))
+        let reply = sampling::sample(Sampling {
+            broker: &self.broker,
+            events: &self.events,
+            server: &self.server,
+            definition_hash: &self.definition_hash,
+            cause: self.progress.calls_in_flight(),
+            params: &params,
+            modern: self.era == crate::era::Era::Modern,
+        })
+        .await
+        .map_err(|e| ErrorData::new(ErrorCode(e.jsonrpc_code()), e.to_string(), None))?;
+        serde_json::from_value(reply).map_err(|e| {
+            ErrorData::internal_error(format!("the provider's reply does not fit MCP: {e}"), None)
+        })
     }
 
     async fn list_roots(

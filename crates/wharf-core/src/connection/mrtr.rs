@@ -18,6 +18,7 @@ use crate::broker::{InputAnswer, InputKind, InputRequest};
 use crate::config::PathArgumentPolicy;
 use crate::elicitation::{self, ElicitReply, Elicitation};
 use crate::events::HostEvent;
+use crate::sampling::{self, Sampling};
 
 impl Connection {
     /// Calls a tool and returns the final `CallToolResult` as JSON. MRTR rounds, progress and cancellation are
@@ -308,6 +309,20 @@ impl Connection {
                         ElicitReply::Cancel.to_json()
                     }
                 }
+            } else if kind == InputKind::Sampling && self.broker.capabilities.sampling {
+                let served = sampling::sample(Sampling {
+                    broker: &self.broker,
+                    events: &self.events,
+                    server: &self.server,
+                    definition_hash: &self.definition_hash,
+                    cause: Some(cause.to_string()),
+                    params: &params,
+                    modern: self.identity.era == crate::era::Era::Modern,
+                })
+                .await;
+                // Refused or failed: the spec says not to retry, so the call ends here with the reason.
+                served
+                    .map_err(|e| ConnectionError::Refused(format!("sampling for {cause}: {e}")))?
             } else {
                 self.ask_other(kind, params, cause).await?
             };

@@ -144,6 +144,20 @@ export function describeEvent(event: HostEvent): Described | null {
         text: `web page ${event.url}${warnings}: ${outcome}`,
       };
     }
+    case "sampling": {
+      // What was decided, never the prompt or the reply themselves.
+      const how = event.policy === "ask" ? "asked you" : `by your preference (${event.policy})`;
+      const outcome =
+        event.answer === "accept"
+          ? `sent to ${event.model} (at most ${event.max_tokens} tokens)`
+          : answered(event.answer);
+      return {
+        server: event.server,
+        kind: "input",
+        level: event.answer === "accept" ? "info" : "warning",
+        text: `sampling ${how}: ${outcome}`,
+      };
+    }
     case "roots_changed":
       return { server: null, kind: "roots", level: "info", text: `workspace roots: ${countRoots(event.roots.length)}` };
     case "stderr":

@@ -1,0 +1,154 @@
+//! The scripted user of `--answers FILE` (CLI-CONTRACT.md): per kind one answer or a list consumed in order, the last
+//! one repeating. Some questions come in two steps for one request (a URL the call waits on, a sampling reply to
+//! review): the second step follows the entry of the first, so one entry still answers one request.
+
+use std::path::Path;
+use std::sync::Mutex;
+
+use futures::future::BoxFuture;
+use serde_json::Value;
+
+use super::{InputAnswer, InputKind, InputRequest, InputView, UserAgent};
+
+#[derive(Debug, thiserror::Error)]
+pub enum AnswersError {
+    #[error("cannot read answers file {path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("answers file {path}: {message}")]
+    Invalid { path: String, message: String },
+}
+
+/// Answers from a `--answers` file: per kind one answer or a list consumed in order (the last one repeats).
+/// A kind without an entry is declined.
+#[derive(Debug, Default)]
+pub struct ScriptedAgent {
+    queues: Mutex<std::collections::HashMap<InputKind, (Vec<Scripted>, usize)>>,
+    /// The `edit_reply` of the sampling entry last used: the reply-review step of the same request applies it.
+    pending_edit: Mutex<Option<String>>,
+}
+
+#[derive(Debug, Clone)]
+struct Scripted {
+    answer: InputAnswer,
+    /// Sampling only: text that replaces the model's reply.
+    edit_reply: Option<String>,
+}
+
+impl ScriptedAgent {
+    pub fn load(path: &Path) -> Result<Self, AnswersError> {
+        let text = std::fs::read_to_string(path).map_err(|source| AnswersError::Read {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Self::parse(&text).map_err(|message| AnswersError::Invalid {
+            path: path.display().to_string(),
+            message,
+        })
+    }
+
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let root: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let Value::Object(map) = root else {
+            return Err("the top level must be an object keyed by request kind".into());
+        };
+        let mut queues = std::collections::HashMap::new();
+        for (key, value) in map {
+            let kind: InputKind = serde_json::from_value(Value::String(key.clone()))
+                .map_err(|_| format!("unknown request kind \"{key}\""))?;
+            let items = match value {
+                Value::Array(items) => items,
+                single => vec![single],
+            };
+            let answers = items
+                .into_iter()
+                .map(|item| scripted(&key, item))
+                .collect::<Result<Vec<_>, _>>()?;
+            if !answers.is_empty() {
+                queues.insert(kind, (answers, 0));
+            }
+        }
+        Ok(ScriptedAgent {
+            queues: Mutex::new(queues),
+            pending_edit: Mutex::default(),
+        })
+    }
+
+    fn next(&self, kind: InputKind) -> Scripted {
+        let declined = Scripted {
+            answer: InputAnswer::Decline,
+            edit_reply: None,
+        };
+        let Ok(mut queues) = self.queues.lock() else {
+            return declined;
+        };
+        match queues.get_mut(&kind) {
+            Some((answers, next)) => {
+                let i = (*next).min(answers.len() - 1);
+                *next += 1;
+                answers[i].clone()
+            }
+            None => declined,
+        }
+    }
+}
+
+/// One entry: an answer (`{"action": ...}`), plus `edit_reply` for sampling.
+fn scripted(key: &str, item: Value) -> Result<Scripted, String> {
+    let edit_reply = match item.get("edit_reply") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(text)) => Some(text.clone()),
+        Some(_) => return Err(format!("\"{key}\": edit_reply must be a string")),
+    };
+    if edit_reply.is_some() && key != "sampling" {
+        return Err(format!("\"{key}\": edit_reply is for sampling only"));
+    }
+    let mut answer = item;
+    if let Value::Object(map) = &mut answer {
+        map.remove("edit_reply");
+    }
+    let answer =
+        serde_json::from_value::<InputAnswer>(answer).map_err(|e| format!("\"{key}\": {e}"))?;
+    Ok(Scripted { answer, edit_reply })
+}
+
+impl UserAgent for ScriptedAgent {
+    fn answer(&self, request: InputRequest) -> BoxFuture<'_, InputAnswer> {
+        // A scripted user who agreed to open a page has finished with it: one entry per elicitation, as the
+        // contract's lists count them.
+        if let Some(InputView::Url {
+            phase: crate::elicitation::UrlPhase::Finish,
+            ..
+        }) = request.view
+        {
+            return Box::pin(async { InputAnswer::Accept { content: None } });
+        }
+        // The reply of a sampling request the script approved: sent as the model wrote it, or as `edit_reply` says.
+        if let Some(InputView::Sampling(view)) = &request.view {
+            if view.stage == crate::sampling::SamplingStage::Reply {
+                let edit = self.pending_edit.lock().ok().and_then(|mut e| e.take());
+                let content = edit.map(|text| serde_json::json!({ "text": text }));
+                return Box::pin(async move { InputAnswer::Accept { content } });
+            }
+        }
+        let next = self.next(request.kind);
+        if request.kind == InputKind::Sampling {
+            if let Ok(mut pending) = self.pending_edit.lock() {
+                *pending = next.edit_reply;
+            }
+        }
+        let answer = next.answer;
+        Box::pin(async move { answer })
+    }
+
+    fn roots_override(&self, _server: &str) -> Option<InputAnswer> {
+        let has_entry = self
+            .queues
+            .lock()
+            .map(|q| q.contains_key(&InputKind::Roots))
+            .unwrap_or(false);
+        has_entry.then(|| self.next(InputKind::Roots).answer)
+    }
+}
