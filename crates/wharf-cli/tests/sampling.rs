@@ -308,3 +308,101 @@ fn without_a_provider_sampling_is_not_offered() {
     );
     assert!(names.contains(&"echo".to_string()));
 }
+
+/// The provider's key and a `${input:...}` value live in the keyring only (here the kernel's keyutils, in a session
+/// keyring of the test's own): the key reaches the provider's Authorization header and the input the server's
+/// environment, and neither appears in wharf's output, its debug log, the events file or any file it wrote.
+#[test]
+fn keys_come_from_the_keyring_and_appear_nowhere_else() {
+    if std::process::Command::new("keyctl")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        panic!("keyctl is missing: run scripts/deps.sh (package keyutils)");
+    }
+    const KEY: &str = "sk-wharf-test-5f1d0c9e7a";
+    const INPUT: &str = "input-value-8c2b41d7e3";
+    let llm = FakeLlm::start(chat_reply("keyed reply", "fake-large"));
+    let mut server = everything_stdio();
+    server["env"] = json!({"WHARF_TEST_TOKEN": "${input:tok}"});
+    let scratch = Scratch::new(json!({
+        "servers": {"ev": server},
+        "sampling": {"provider": {"kind": "openai", "baseUrl": llm.base_url, "model": "fake-large", "apiKeySecret": "llm-key"}}
+    }));
+    let dir = scratch.dir.path();
+    std::fs::write(
+        dir.join("answers.json"),
+        json!({"sampling": {"action": "accept"}}).to_string(),
+    )
+    .unwrap();
+    let script = r#"
+set -e
+printf %s "$KEY" | "$WHARF" secret set llm-key > "$D/secret1.out" 2> "$D/secret1.err"
+printf %s "$INPUT" | "$WHARF" secret set input:tok > "$D/secret2.out" 2> "$D/secret2.err"
+"$WHARF" --config "$D/mcp.json" --answers "$D/answers.json" --events "$D/events.jsonl" \
+  call ev trigger-sampling-request '{"prompt": "hello"}' > "$D/call.out" 2> "$D/call.err"
+"$WHARF" --config "$D/mcp.json" call ev get-env > "$D/env.out" 2> "$D/env.err"
+"#;
+    let status = Command::new("keyctl")
+        .args(["session", "-", "sh", "-c", script])
+        .env("KEY", KEY)
+        .env("INPUT", INPUT)
+        .env("WHARF", wharf_bin())
+        .env("D", dir)
+        .env("WHARF_LOG", "debug")
+        .env("XDG_CONFIG_HOME", dir.join("config"))
+        .env("XDG_CACHE_HOME", dir.join("cache"))
+        .env(
+            "DBUS_SESSION_BUS_ADDRESS",
+            "unix:path=/nonexistent/wharf-test-bus",
+        )
+        .status()
+        .unwrap();
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap_or_default();
+    assert!(
+        status.success(),
+        "{}\n{}\n{}",
+        read("secret1.err"),
+        read("call.err"),
+        read("env.err")
+    );
+    assert!(
+        read("call.out").contains("keyed reply"),
+        "{}",
+        read("call.err")
+    );
+    let sent = llm.requests();
+    assert_eq!(
+        sent[0].header("authorization"),
+        Some(format!("Bearer {KEY}").as_str())
+    );
+    // The input reached the server (its own get-env tool shows it; that output is the server's, not wharf's).
+    assert!(read("env.out").contains(INPUT), "{}", read("env.err"));
+    // Everywhere wharf wrote (but the server's own answer above, and the input files): no key, no input value.
+    let mut scanned = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(path) = stack.pop() {
+        if path.is_dir() {
+            stack.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+            continue;
+        }
+        if path.file_name().is_some_and(|n| n == "env.out") {
+            continue;
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(!text.contains(KEY), "the API key is in {}", path.display());
+        assert!(
+            !text.contains(INPUT),
+            "the input value is in {}",
+            path.display()
+        );
+        scanned += 1;
+    }
+    assert!(scanned >= 8, "too few files scanned: {scanned}");
+    assert!(
+        read("call.err").contains("DEBUG") || read("call.err").contains("debug"),
+        "the debug log was not on"
+    );
+}
