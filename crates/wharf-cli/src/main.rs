@@ -3,6 +3,7 @@
 
 mod conformance;
 mod events_file;
+mod inputs;
 mod secret_cmd;
 mod session;
 mod terminal;
@@ -161,6 +162,11 @@ async fn run(cli: Cli) -> Result<ExitCode, Failure> {
         .config
         .clone()
         .unwrap_or_else(wharf_core::config::default_config_path);
+    if cli.answers.is_none() && terminal::is_interactive() {
+        let path = config_path.clone();
+        // The terminal and the keyring block: off the runtime's thread.
+        let _ = tokio::task::spawn_blocking(move || inputs::prompt_missing(&path)).await;
+    }
     let config = Config::load_with_workspace(&config_path, &workspace.folders())?;
     for warning in &config.warnings {
         eprintln!("wharf: warning: {warning}");

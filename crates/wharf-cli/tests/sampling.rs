@@ -324,11 +324,22 @@ fn keys_come_from_the_keyring_and_appear_nowhere_else() {
     const KEY: &str = "sk-wharf-test-5f1d0c9e7a";
     const INPUT: &str = "input-value-8c2b41d7e3";
     let llm = FakeLlm::start(chat_reply("keyed reply", "fake-large"));
+    // keyutils also links keys into the user's persistent keyring: names of this run only, deleted at the end.
+    let unique = format!(
+        "{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    );
+    let key_name = format!("wharf-test-llm-{unique}");
+    let input_id = format!("wharf-test-tok-{unique}");
     let mut server = everything_stdio();
-    server["env"] = json!({"WHARF_TEST_TOKEN": "${input:tok}"});
+    server["env"] = json!({"WHARF_TEST_TOKEN": format!("${{input:{input_id}}}")});
     let scratch = Scratch::new(json!({
         "servers": {"ev": server},
-        "sampling": {"provider": {"kind": "openai", "baseUrl": llm.base_url, "model": "fake-large", "apiKeySecret": "llm-key"}}
+        "sampling": {"provider": {"kind": "openai", "baseUrl": llm.base_url, "model": "fake-large", "apiKeySecret": key_name}}
     }));
     let dir = scratch.dir.path();
     std::fs::write(
@@ -338,8 +349,9 @@ fn keys_come_from_the_keyring_and_appear_nowhere_else() {
     .unwrap();
     let script = r#"
 set -e
-printf %s "$KEY" | "$WHARF" secret set llm-key > "$D/secret1.out" 2> "$D/secret1.err"
-printf %s "$INPUT" | "$WHARF" secret set input:tok > "$D/secret2.out" 2> "$D/secret2.err"
+trap '"$WHARF" secret delete "$KEY_NAME" >/dev/null 2>&1; "$WHARF" secret delete "input:$INPUT_ID" >/dev/null 2>&1' EXIT
+printf %s "$KEY" | "$WHARF" secret set "$KEY_NAME" > "$D/secret1.out" 2> "$D/secret1.err"
+printf %s "$INPUT" | "$WHARF" secret set "input:$INPUT_ID" > "$D/secret2.out" 2> "$D/secret2.err"
 "$WHARF" --config "$D/mcp.json" --answers "$D/answers.json" --events "$D/events.jsonl" \
   call ev trigger-sampling-request '{"prompt": "hello"}' > "$D/call.out" 2> "$D/call.err"
 "$WHARF" --config "$D/mcp.json" call ev get-env > "$D/env.out" 2> "$D/env.err"
@@ -348,6 +360,8 @@ printf %s "$INPUT" | "$WHARF" secret set input:tok > "$D/secret2.out" 2> "$D/sec
         .args(["session", "-", "sh", "-c", script])
         .env("KEY", KEY)
         .env("INPUT", INPUT)
+        .env("KEY_NAME", &key_name)
+        .env("INPUT_ID", &input_id)
         .env("WHARF", wharf_bin())
         .env("D", dir)
         .env("WHARF_LOG", "debug")
@@ -405,4 +419,59 @@ printf %s "$INPUT" | "$WHARF" secret set input:tok > "$D/secret2.out" 2> "$D/sec
         read("call.err").contains("DEBUG") || read("call.err").contains("debug"),
         "the debug log was not on"
     );
+}
+
+/// On a terminal, an `${input:ID}` the keyring lacks is asked once (hidden), stored, and found the next time without
+/// a question.
+#[test]
+fn a_missing_input_is_asked_once_on_the_terminal_and_kept_in_the_keyring() {
+    let unique = format!(
+        "{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    );
+    let id = format!("wharf-test-prompted-{unique}");
+    const VALUE: &str = "typed-once-4e8a1c";
+    let mut server = everything_stdio();
+    server["env"] = json!({"WHARF_TEST_TOKEN": format!("${{input:{id}}}")});
+    let scratch = Scratch::new(json!({
+        "servers": {"ev": server},
+        "inputs": [{"id": id, "type": "promptString", "description": "Token for ev", "password": true}]
+    }));
+    let dir = scratch.dir.path();
+    std::fs::write(dir.join("typed.txt"), format!("{VALUE}\n")).unwrap();
+    let script = r#"
+trap '"$WHARF" secret delete "input:$ID" >/dev/null 2>&1' EXIT
+script -qec "'$WHARF' --config '$D/mcp.json' call ev get-env" /dev/null < "$D/typed.txt" > "$D/first.out"
+script -qec "'$WHARF' --config '$D/mcp.json' call ev get-env" /dev/null < /dev/null > "$D/second.out"
+"#;
+    let status = Command::new("keyctl")
+        .args(["session", "-", "sh", "-c", script])
+        .env("WHARF", wharf_bin())
+        .env("D", dir)
+        .env("ID", &id)
+        .env("XDG_CONFIG_HOME", dir.join("config"))
+        .env("XDG_CACHE_HOME", dir.join("cache"))
+        .env(
+            "DBUS_SESSION_BUS_ADDRESS",
+            "unix:path=/nonexistent/wharf-test-bus",
+        )
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let first = std::fs::read_to_string(dir.join("first.out")).unwrap();
+    let second = std::fs::read_to_string(dir.join("second.out")).unwrap();
+    assert!(first.contains("Token for ev"), "{first}");
+    // The server got it. (Typed ahead of the prompt, as here, the terminal echoes it before echo is turned off,
+    // so hiding is not checked here.)
+    assert!(
+        first.contains(&format!("\\\"WHARF_TEST_TOKEN\\\": \\\"{VALUE}\\\"")),
+        "{first}"
+    );
+    // The second run found it in the keyring: no question.
+    assert!(!second.contains("Token for ev"), "{second}");
+    assert!(second.contains(VALUE), "{second}");
 }

@@ -37,8 +37,9 @@ pub fn read_value(reader: &mut dyn BufRead) -> Result<Secret, SecretError> {
         .map_err(|_| SecretError::InvalidValue("it is not UTF-8 text"))
 }
 
-/// Terminal echo turned off on stdin for as long as this lives (restored on drop, also on an early return).
+/// Terminal echo turned off on a descriptor for as long as this lives (restored on drop, also on an early return).
 pub struct HiddenInput {
+    fd: libc::c_int,
     saved: libc::termios,
 }
 
@@ -46,7 +47,11 @@ impl HiddenInput {
     /// Turns echo off on stdin when stdin is a terminal; `None` when it is not one (a pipe echoes nothing) or the
     /// terminal refused the change.
     pub fn stdin() -> Option<HiddenInput> {
-        let fd = libc::STDIN_FILENO;
+        Self::on(libc::STDIN_FILENO)
+    }
+
+    /// The same on `fd` (e.g. an opened `/dev/tty`, which must outlive this).
+    pub fn on(fd: libc::c_int) -> Option<HiddenInput> {
         // SAFETY: isatty only inspects the descriptor.
         if unsafe { libc::isatty(fd) } != 1 {
             return None;
@@ -65,15 +70,15 @@ impl HiddenInput {
         if unsafe { libc::tcsetattr(fd, libc::TCSANOW, &hidden) } != 0 {
             return None;
         }
-        Some(HiddenInput { saved })
+        Some(HiddenInput { fd, saved })
     }
 }
 
 impl Drop for HiddenInput {
     fn drop(&mut self) {
-        // SAFETY: restores the settings read from the same descriptor in `stdin()`.
+        // SAFETY: restores the settings read from the same descriptor in `on()`.
         unsafe {
-            libc::tcsetattr(libc::STDIN_FILENO, libc::TCSANOW, &self.saved);
+            libc::tcsetattr(self.fd, libc::TCSANOW, &self.saved);
         }
     }
 }
