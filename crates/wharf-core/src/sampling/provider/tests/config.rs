@@ -1,0 +1,103 @@
+use super::*;
+
+#[test]
+fn config_reads_the_contract_keys() {
+    let config = ProviderConfig::from_json(&json!({
+        "kind": "openai", "baseUrl": "http://127.0.0.1:8080/v1/", "model": "m", "apiKeySecret": "openai",
+        "models": ["m", "m-mini"]
+    }))
+    .unwrap();
+    assert_eq!(
+        config,
+        ProviderConfig {
+            kind: ProviderKind::Openai,
+            base_url: "http://127.0.0.1:8080/v1".into(),
+            model: "m".into(),
+            api_key_secret: Some("openai".into()),
+            models: names(&["m", "m-mini"]),
+        }
+    );
+    let anthropic =
+        ProviderConfig::from_json(&json!({"kind": "anthropic", "model": "claude-x"})).unwrap();
+    assert_eq!(anthropic.base_url, "https://api.anthropic.com");
+    assert_eq!(anthropic.api_key_secret, None);
+    assert!(anthropic.models.is_empty());
+    // Serialized back in the file's own spelling.
+    let back = serde_json::to_value(&config).unwrap();
+    assert_eq!(back["baseUrl"], "http://127.0.0.1:8080/v1");
+    assert_eq!(back["apiKeySecret"], "openai");
+    assert_eq!(back["kind"], "openai");
+}
+
+#[test]
+fn a_key_written_in_the_file_is_refused_without_repeating_it() {
+    for key in ["apiKey", "api_key"] {
+        let err = ProviderConfig::from_json(&json!({
+            "kind": "openai", "model": "m", key: "sk-live-very-secret-value"
+        }))
+        .unwrap_err();
+        assert!(err.contains(key), "{err}");
+        assert!(err.contains("wharf secret set"), "{err}");
+        assert!(!err.contains("sk-live"), "{err}");
+    }
+    let err = ProviderConfig::from_json(&json!({
+        "kind": "openai", "model": "m", "baseUrl": "https://user:sk-live-secret@example.com/v1"
+    }))
+    .unwrap_err();
+    assert!(!err.contains("sk-live"), "{err}");
+}
+
+#[test]
+fn config_errors_name_the_field() {
+    let cases = [
+        (json!([]), "must be an object"),
+        (json!({"model": "m"}), "kind is missing"),
+        (
+            json!({"kind": "gemini", "model": "m"}),
+            "`gemini` is not a provider kind",
+        ),
+        (json!({"kind": "openai"}), "model is missing"),
+        (
+            json!({"kind": "openai", "model": ""}),
+            "model must be a non-empty string",
+        ),
+        (
+            json!({"kind": "openai", "model": "m", "baseUrl": "ftp://x"}),
+            "baseUrl",
+        ),
+        (
+            json!({"kind": "openai", "model": "m", "baseUrl": "not a url"}),
+            "baseUrl",
+        ),
+        (
+            json!({"kind": "openai", "model": "m", "models": "m"}),
+            "models must be a list",
+        ),
+        (
+            json!({"kind": "openai", "model": "m", "models": [1]}),
+            "models must hold",
+        ),
+        (
+            json!({"kind": "openai", "model": "m", "apiKeySecret": 3}),
+            "apiKeySecret",
+        ),
+    ];
+    for (input, expected) in cases {
+        let err = ProviderConfig::from_json(&input).unwrap_err();
+        assert!(err.contains(expected), "{input}: {err}");
+    }
+}
+
+#[test]
+fn api_key_debug_never_shows_the_key() {
+    let key = ApiKey::new("  sk-test-123456\n");
+    assert_eq!(key.expose(), "sk-test-123456");
+    assert_eq!(format!("{key:?}"), "***");
+    #[derive(Debug)]
+    #[allow(dead_code)]
+    struct Holder {
+        key: Option<ApiKey>,
+    }
+    let shown = format!("{:?}", Holder { key: Some(key) });
+    assert!(!shown.contains("sk-test"), "{shown}");
+}
