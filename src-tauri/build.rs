@@ -31,6 +31,12 @@ const COMMANDS: &[&str] = &[
     "set_roots_preference",
     "set_path_preference",
     "tool_path_params",
+    "sampling_settings",
+    "save_sampling_provider",
+    "set_secret",
+    "delete_secret",
+    "set_sampling_preference",
+    "forget_sampling_preference",
 ];
 
 fn main() {

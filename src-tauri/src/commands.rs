@@ -240,8 +240,7 @@ async fn apply(shell: &Shell, doc: ConfigDocument) -> Reply<Vec<ServerEntry>> {
     // The workspace folders too: a server may name them (${workspaceFolder}).
     let config =
         wharf_core::Config::load_with_workspace(&doc.path, &shell.host.workspace().folders())?;
-    shell.redactor.learn(&config);
-    shell.host.reconfigure(config).await;
+    shell.reconfigure(config).await;
     Ok(doc.entries())
 }
 

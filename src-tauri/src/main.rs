@@ -10,6 +10,7 @@ mod agent;
 mod calls;
 mod commands;
 mod logs;
+mod sampling_commands;
 mod shell;
 mod smoke;
 mod state;

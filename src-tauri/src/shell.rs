@@ -10,6 +10,9 @@ use wharf_core::broker::{Broker, DeclaredCapabilities};
 use wharf_core::config::edit::{ConfigDocument, EraChoice, ServerEntry, ServerKind};
 use wharf_core::redact::Redactor;
 use wharf_core::roots::SharedWorkspace;
+use wharf_core::sampling::prefs::SamplingPrefs;
+use wharf_core::sampling::provider::ProviderConfig;
+use wharf_core::sampling::SamplingService;
 use wharf_core::workspace::Workspace;
 use wharf_core::{Config, ConfigError, EraCache, EventSink, Host, HostEvent, HostOptions};
 
@@ -132,6 +135,9 @@ pub struct Shell {
     pub agent: SharedAgent,
     pub state: AppState,
     pub redactor: Redactor,
+    /// Always there, with or without a provider: the user may choose one in the settings at any time (until then a
+    /// sampling request fails, saying so).
+    pub sampling: Arc<SamplingService>,
 }
 
 impl Shell {
@@ -145,6 +151,48 @@ impl Shell {
             }
         }
         Ok(doc)
+    }
+
+    /// The configuration the host runs now, as the file says it (with the workspace folders; the demo server on
+    /// first run): what identifies a server for its sampling preference.
+    pub fn current_config(&self) -> Result<Config, ConfigError> {
+        if self.config_path.exists() {
+            return Config::load_with_workspace(
+                &self.config_path,
+                &self.host.workspace().folders(),
+            );
+        }
+        Ok(match &self.demo {
+            Some(demo) => demo_config(&self.config_path, demo),
+            None => empty_config(self.config_path.clone()),
+        })
+    }
+
+    /// Applies a configuration read again after an edit: the redactor learns its secrets, the sampling provider
+    /// follows its `sampling.provider`, and the servers restart as their definitions changed.
+    pub async fn reconfigure(&self, config: Config) {
+        self.redactor.learn(&config);
+        let (provider, problem) = provider_of(&config);
+        if let Some(problem) = problem {
+            tracing::warn!("{problem}");
+        }
+        self.sampling.set_provider(provider);
+        self.host.reconfigure(config).await;
+    }
+}
+
+/// The provider a configuration names, and why it cannot be used when it is broken (none is used then: a request
+/// fails with "no LLM provider is configured" rather than going to a half-read one).
+pub fn provider_of(config: &Config) -> (Option<ProviderConfig>, Option<String>) {
+    match &config.sampling_provider {
+        None => (None, None),
+        Some(Ok(provider)) => (Some(provider.clone()), None),
+        Some(Err(e)) => (
+            None,
+            Some(format!(
+                "{e}; sampling requests fail until it is fixed (Settings)"
+            )),
+        ),
     }
 }
 
@@ -207,6 +255,12 @@ pub fn run(
             crate::workspace_commands::set_roots_preference,
             crate::workspace_commands::set_path_preference,
             crate::workspace_commands::tool_path_params,
+            crate::sampling_commands::sampling_settings,
+            crate::sampling_commands::save_sampling_provider,
+            crate::sampling_commands::set_secret,
+            crate::sampling_commands::delete_secret,
+            crate::sampling_commands::set_sampling_preference,
+            crate::sampling_commands::forget_sampling_preference,
         ])
         .setup(move |app| {
             let handle = app.handle().clone();
@@ -220,7 +274,14 @@ pub fn run(
                 config
             };
             let follow_path = config.path.clone();
-            let host = Arc::new(new_host(config, handle.clone(), agent.clone(), workspace.clone()));
+            let (sampling, prefs_notice) = sampling_service(&config, &mut report);
+            let host = Arc::new(new_host(
+                config,
+                handle.clone(),
+                agent.clone(),
+                workspace.clone(),
+                sampling.clone(),
+            ));
             let probe = smoke.then(Probe::default);
             let size = state.window_size();
             app.manage(Shell {
@@ -233,6 +294,7 @@ pub fn run(
                 agent,
                 state,
                 redactor,
+                sampling,
             });
             if let Some(shell) = app.try_state::<Shell>() {
                 for folder in &folders {
@@ -248,7 +310,13 @@ pub fn run(
                 handle.exit(1);
                 return Ok(());
             }
-            tauri::async_runtime::spawn(start(host, handle.clone(), probe, follow_path));
+            tauri::async_runtime::spawn(start(
+                host,
+                handle.clone(),
+                probe,
+                follow_path,
+                prefs_notice,
+            ));
             #[cfg(unix)]
             tauri::async_runtime::spawn(exit_on_signal(handle));
             Ok(())
@@ -269,11 +337,31 @@ pub fn run(
     }))
 }
 
+/// The sampling service of the app: the user's preferences (`sampling.json`) and the configuration's provider, if
+/// any. A preferences file set aside as corrupt, or a provider the file gets wrong, is reported at startup.
+fn sampling_service(
+    config: &Config,
+    report: &mut StartupReport,
+) -> (Arc<SamplingService>, Option<String>) {
+    let (prefs, notice) = SamplingPrefs::open(SamplingPrefs::default_path());
+    if let Some(notice) = &notice {
+        tracing::warn!("{notice}");
+        report.warnings.push(notice.clone());
+    }
+    let (provider, problem) = provider_of(config);
+    if let Some(problem) = problem {
+        tracing::warn!("{problem}");
+        report.warnings.push(problem);
+    }
+    (Arc::new(SamplingService::new(prefs, provider)), notice)
+}
+
 fn new_host(
     config: Config,
     handle: AppHandle,
     agent: SharedAgent,
     workspace: Arc<SharedWorkspace>,
+    sampling: Arc<SamplingService>,
 ) -> Host {
     let events = EventSink::new(move |event: HostEvent| {
         // Fails only when no webview is left (the app is closing); the host must go on either way.
@@ -281,8 +369,9 @@ fn new_host(
             tracing::debug!("host event not delivered to the UI: {e}");
         }
     });
-    // Roots come from the workspace; questions reach the dialog host through the app's agent.
-    let broker = Broker::new(DeclaredCapabilities::SERVED, agent);
+    // Roots come from the workspace; questions reach the dialog host through the app's agent. Sampling is always
+    // declared: with no provider yet, a request fails with a message that says where to choose one.
+    let broker = Broker::new(DeclaredCapabilities::SERVED, agent).with_sampling(sampling);
     let options = HostOptions {
         restart: true,
         eras: Arc::new(EraCache::default_location()),
@@ -311,6 +400,18 @@ fn load_workspace(report: &mut StartupReport) -> Arc<SharedWorkspace> {
     SharedWorkspace::new(workspace, Some(file))
 }
 
+/// A host-wide notice for the window (the activity log), outside the host's own events.
+pub fn emit_notice(handle: &AppHandle, code: &str, message: String) {
+    let notice = HostEvent::Notice {
+        server: None,
+        code: code.into(),
+        message,
+    };
+    if let Err(e) = handle.emit(HOST_EVENT, &notice) {
+        tracing::debug!("notice not delivered to the UI: {e}");
+    }
+}
+
 pub fn open_folder(shell: &Shell, path: &std::path::Path) {
     if let Err(e) = shell.host.workspace().open(path) {
         tracing::warn!("cannot open {} as a workspace folder: {e}", path.display());
@@ -333,7 +434,17 @@ fn remember_window(handle: &AppHandle) {
     }
 }
 
-async fn start(host: Arc<Host>, handle: AppHandle, probe: Option<Probe>, config_path: PathBuf) {
+async fn start(
+    host: Arc<Host>,
+    handle: AppHandle,
+    probe: Option<Probe>,
+    config_path: PathBuf,
+    prefs_notice: Option<String>,
+) {
+    // Also a banner (the startup report): this event reaches the activity log if the window listens already.
+    if let Some(message) = prefs_notice {
+        emit_notice(&handle, "preferences_set_aside", message);
+    }
     host.start_all().await;
     host.follow_workspace(config_path);
     if let Some(probe) = probe {

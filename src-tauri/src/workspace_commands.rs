@@ -231,8 +231,7 @@ async fn set_preference(shell: &Shell, server: &str, key: &str, value: Value) ->
     wharf_core::fsutil::write_atomic(&doc.path, edited.as_bytes())
         .map_err(|e| write_error(&doc.path, &e))?;
     let config = Config::load_with_workspace(&doc.path, &shell.host.workspace().folders())?;
-    shell.redactor.learn(&config);
-    shell.host.reconfigure(config).await;
+    shell.reconfigure(config).await;
     Ok(())
 }
 

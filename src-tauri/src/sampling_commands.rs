@@ -1,0 +1,453 @@
+//! Sampling as the settings screen sees it: the LLM provider (mcp.json's `sampling.provider`), its API key in the OS
+//! keyring, and the user's per-server preferences (`sampling.json`). Thin adapters over wharf-core's
+//! `SamplingService`, `SecretStore` and `SamplingPrefs`, registered like the commands of `commands.rs`.
+//!
+//! A key goes one way only: `set_secret` stores it and returns nothing; no command reads a value back (the settings
+//! say whether one is stored, never what it is), and neither the value nor its length is ever logged.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+use tauri::{AppHandle, State};
+use wharf_core::sampling::prefs::{Limits, Policy, PreferenceRow};
+use wharf_core::sampling::provider::ProviderConfig;
+use wharf_core::sampling::SamplingService;
+use wharf_core::secrets::{Secret, SecretError, SecretStore};
+
+use crate::commands::CommandError;
+use crate::shell::Shell;
+
+type Reply<T> = Result<T, CommandError>;
+
+/// What the settings screen shows.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[ts(export)]
+#[serde(rename_all = "camelCase")]
+pub struct SamplingSettings {
+    /// The provider in use; none: sampling requests fail, saying the user should choose one.
+    pub provider: Option<ProviderConfig>,
+    /// Why the configuration file's `sampling.provider` cannot be used (then `provider` is none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub provider_error: Option<String>,
+    /// Whether the keyring holds the provider's key (`apiKeySecret`); null when it names none or the keyring could
+    /// not be asked.
+    pub key_stored: Option<bool>,
+    /// Why the keyring could not be asked, when it could not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub keyring_error: Option<String>,
+    pub preferences: Vec<PreferenceRow>,
+    /// The keyring that holds the keys (`secret-service` or `keyutils`), once it was opened.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub backend: Option<String>,
+    /// The configured servers with the hash of their current definition: a preference stored for another hash does
+    /// not apply (the server's command, arguments or URL changed since).
+    pub servers: Vec<SamplingServer>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[ts(export)]
+#[serde(rename_all = "camelCase")]
+pub struct SamplingServer {
+    pub name: String,
+    pub definition_hash: String,
+}
+
+#[tauri::command]
+pub async fn sampling_settings(app: AppHandle, shell: State<'_, Shell>) -> Reply<SamplingSettings> {
+    settings(&app, &shell).await
+}
+
+async fn settings(app: &AppHandle, shell: &Shell) -> Reply<SamplingSettings> {
+    let provider = shell.sampling.provider();
+    let (servers, provider_error) = match shell.current_config() {
+        Ok(config) => (
+            config
+                .servers
+                .iter()
+                .map(|s| SamplingServer {
+                    name: s.name.clone(),
+                    definition_hash: s.definition_hash(),
+                })
+                .collect(),
+            config.sampling_provider.and_then(Result::err),
+        ),
+        Err(e) => (Vec::new(), Some(e.to_string())),
+    };
+    let mut out = SamplingSettings {
+        provider_error,
+        key_stored: None,
+        keyring_error: None,
+        preferences: preferences(&shell.sampling).await?,
+        backend: None,
+        servers,
+        provider: None,
+    };
+    // The keyring is opened only when there is a key to look for (opening it may wait for the Secret Service).
+    if let Some(name) = provider.as_ref().and_then(|p| p.api_key_secret.clone()) {
+        match key_stored(name).await {
+            Ok((stored, backend)) => {
+                out.key_stored = Some(stored);
+                out.backend = Some(backend);
+            }
+            Err(e) => out.keyring_error = Some(e.to_string()),
+        }
+    }
+    out.provider = provider;
+    report_prefs_notices(app, &shell.sampling);
+    Ok(out)
+}
+
+/// Whether a secret called `name` is stored, and in which keyring. The value read is dropped unseen.
+async fn key_stored(name: String) -> Result<(bool, String), SecretError> {
+    let store = open_store().await?;
+    let found = store.get_async(name).await?;
+    Ok((found.is_some(), store.backend().as_str().to_string()))
+}
+
+async fn open_store() -> Result<SecretStore, SecretError> {
+    // The first open probes the session bus (up to seconds): off the async threads.
+    tauri::async_runtime::spawn_blocking(SecretStore::open)
+        .await
+        .map_err(|e| SecretError::Other(format!("the keyring task failed: {e}")))?
+}
+
+/// The preferences file is read and written under a lock that another Wharf may hold for a moment: off the async
+/// threads.
+async fn preferences(sampling: &Arc<SamplingService>) -> Reply<Vec<PreferenceRow>> {
+    let sampling = sampling.clone();
+    tauri::async_runtime::spawn_blocking(move || sampling.prefs.list())
+        .await
+        .map_err(|e| CommandError::new("internal", format!("cannot list the preferences: {e}")))
+}
+
+/// Problems with the preferences file found since it was opened (set aside as corrupt by a read or a write): each
+/// once, as a notice.
+fn report_prefs_notices(app: &AppHandle, sampling: &SamplingService) {
+    for message in sampling.prefs.take_notices() {
+        tracing::warn!("{message}");
+        crate::shell::emit_notice(app, "preferences_set_aside", message);
+    }
+}
+
+/// Saves the provider into mcp.json's `sampling.provider` (none removes it), atomically, every other key kept, and
+/// uses it at once. It is checked as the file's own would be: an API key in it is refused (keys go to the keyring).
+#[tauri::command]
+pub async fn save_sampling_provider(
+    app: AppHandle,
+    shell: State<'_, Shell>,
+    provider: Option<Value>,
+) -> Reply<SamplingSettings> {
+    let provider = checked_provider(provider.as_ref())?;
+    let doc = shell.config_document()?;
+    // On first run the file does not exist yet: it starts with what the user sees (the demo server).
+    if !doc.path.exists() {
+        doc.save().map_err(|e| write_error(&doc.path, &e))?;
+    }
+    let text = std::fs::read_to_string(&doc.path).map_err(|e| {
+        CommandError::new("config", format!("cannot read {}: {e}", doc.path.display()))
+    })?;
+    let edited = with_provider(&text, provider.as_ref()).map_err(|message| {
+        CommandError::new("config", format!("{}: {message}", doc.path.display()))
+    })?;
+    wharf_core::fsutil::write_atomic(&doc.path, edited.as_bytes())
+        .map_err(|e| write_error(&doc.path, &e))?;
+    match &provider {
+        Some(p) => tracing::info!(kind = ?p.kind, model = p.model, "sampling provider saved"),
+        None => tracing::info!("sampling provider removed"),
+    }
+    shell.sampling.set_provider(provider);
+    settings(&app, &shell).await
+}
+
+/// The provider the UI sent, read as mcp.json's would be.
+fn checked_provider(provider: Option<&Value>) -> Reply<Option<ProviderConfig>> {
+    match provider {
+        None | Some(Value::Null) => Ok(None),
+        Some(value) => ProviderConfig::from_json(value)
+            .map(Some)
+            .map_err(|message| CommandError::new("invalid", message)),
+    }
+}
+
+/// The configuration text with `sampling.provider` set to `provider` (or removed, and `sampling` with it when
+/// nothing else is left in it); every other key is kept, in its order.
+fn with_provider(text: &str, provider: Option<&ProviderConfig>) -> Result<String, String> {
+    let mut root: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let object = root
+        .as_object_mut()
+        .ok_or("the top level must be a JSON object")?;
+    match provider {
+        Some(provider) => {
+            let value = serde_json::to_value(provider).map_err(|e| e.to_string())?;
+            let sampling = object
+                .entry("sampling")
+                .or_insert_with(|| Value::Object(Map::new()));
+            let sampling = sampling
+                .as_object_mut()
+                .ok_or("\"sampling\" must be a JSON object")?;
+            sampling.insert("provider".into(), value);
+        }
+        None => {
+            if let Some(sampling) = object.get_mut("sampling") {
+                let sampling = sampling
+                    .as_object_mut()
+                    .ok_or("\"sampling\" must be a JSON object")?;
+                sampling.remove("provider");
+                if sampling.is_empty() {
+                    object.remove("sampling");
+                }
+            }
+        }
+    }
+    let mut out = serde_json::to_string_pretty(&root).map_err(|e| e.to_string())?;
+    out.push('\n');
+    Ok(out)
+}
+
+/// Stores a secret (a provider's API key) in the OS keyring, replacing the one there was. The value is never
+/// returned, logged or echoed; the UI clears its field once this answers.
+#[tauri::command]
+pub async fn set_secret(name: String, value: String) -> Reply<()> {
+    let value = Secret::new(value);
+    let store = open_store().await.map_err(keyring_error)?;
+    store
+        .set_async(name.clone(), value)
+        .await
+        .map_err(keyring_error)?;
+    tracing::info!(
+        name,
+        backend = store.backend().as_str(),
+        "secret stored from the settings"
+    );
+    Ok(())
+}
+
+/// Deletes a secret from the keyring: true when there was one.
+#[tauri::command]
+pub async fn delete_secret(name: String) -> Reply<bool> {
+    let store = open_store().await.map_err(keyring_error)?;
+    let deleted = store
+        .delete_async(name.clone())
+        .await
+        .map_err(keyring_error)?;
+    tracing::info!(name, deleted, "secret deleted from the settings");
+    Ok(deleted)
+}
+
+fn keyring_error(e: SecretError) -> CommandError {
+    let code = match e {
+        SecretError::InvalidName { .. } | SecretError::InvalidValue(_) => "invalid",
+        _ => "keyring",
+    };
+    CommandError::new(code, e.to_string())
+}
+
+/// Stores the user's choice for a server, for its current definition (a changed definition asks again). No limits
+/// means none.
+#[tauri::command]
+pub async fn set_sampling_preference(
+    app: AppHandle,
+    shell: State<'_, Shell>,
+    server: String,
+    policy: Policy,
+    limits: Option<Limits>,
+) -> Reply<Vec<PreferenceRow>> {
+    let config = shell.current_config()?;
+    let hash = config
+        .server(&server)
+        .map(wharf_core::ServerDef::definition_hash)
+        .ok_or_else(|| {
+            CommandError::new("unknown_server", format!("there is no server \"{server}\""))
+        })?;
+    let limits = checked_limits(limits.unwrap_or_default())?;
+    let sampling = shell.sampling.clone();
+    let name = server.clone();
+    tauri::async_runtime::spawn_blocking(move || sampling.prefs.set(&name, &hash, policy, limits))
+        .await
+        .map_err(|e| CommandError::new("internal", e.to_string()))?
+        .map_err(|e| CommandError::new("write", e.to_string()))?;
+    tracing::info!(server, ?policy, "sampling preference saved");
+    report_prefs_notices(&app, &shell.sampling);
+    preferences(&shell.sampling).await
+}
+
+/// Model names trimmed, blanks dropped: what the settings' comma-separated field means.
+fn checked_limits(mut limits: Limits) -> Reply<Limits> {
+    limits.models = limits
+        .models
+        .iter()
+        .map(|m| m.trim().to_string())
+        .filter(|m| !m.is_empty())
+        .collect();
+    if limits.max_tokens == Some(0) {
+        return Err(CommandError::new(
+            "invalid",
+            "max tokens must be at least 1 (leave it empty for no limit)",
+        ));
+    }
+    Ok(limits)
+}
+
+/// Forgets what is stored for a server, and its session allow: it is asked again.
+#[tauri::command]
+pub async fn forget_sampling_preference(
+    app: AppHandle,
+    shell: State<'_, Shell>,
+    server: String,
+) -> Reply<Vec<PreferenceRow>> {
+    let sampling = shell.sampling.clone();
+    let name = server.clone();
+    tauri::async_runtime::spawn_blocking(move || sampling.prefs.forget(&name))
+        .await
+        .map_err(|e| CommandError::new("internal", e.to_string()))?
+        .map_err(|e| CommandError::new("write", e.to_string()))?;
+    tracing::info!(server, "sampling preference forgotten");
+    report_prefs_notices(&app, &shell.sampling);
+    preferences(&shell.sampling).await
+}
+
+fn write_error(path: &std::path::Path, e: &std::io::Error) -> CommandError {
+    CommandError::new("write", format!("cannot write {}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn provider(value: Value) -> ProviderConfig {
+        checked_provider(Some(&value))
+            .expect("valid")
+            .expect("a provider")
+    }
+
+    #[test]
+    fn the_provider_is_written_under_sampling_and_every_other_key_is_kept() {
+        let text = r#"{
+  "$schema": "x",
+  "servers": {"b": {"command": "b", "env": {"K": "V"}}, "a": {"url": "http://a"}},
+  "inputs": [{"id": "k"}]
+}"#;
+        let p =
+            provider(json!({"kind": "openai", "baseUrl": "http://127.0.0.1:9/v1/", "model": "m"}));
+        let out = with_provider(text, Some(&p)).expect("edited");
+        let value: Value = serde_json::from_str(&out).expect("JSON");
+        assert_eq!(
+            value["sampling"]["provider"],
+            json!({"kind": "openai", "baseUrl": "http://127.0.0.1:9/v1", "model": "m", "models": []})
+        );
+        assert_eq!(
+            value["servers"]["b"],
+            json!({"command": "b", "env": {"K": "V"}})
+        );
+        assert_eq!(value["inputs"], json!([{"id": "k"}]));
+        let top: Vec<&String> = value.as_object().expect("top").keys().collect();
+        assert_eq!(top, ["$schema", "servers", "inputs", "sampling"]);
+        let servers: Vec<&String> = value["servers"]
+            .as_object()
+            .expect("servers")
+            .keys()
+            .collect();
+        assert_eq!(servers, ["b", "a"]);
+        assert!(out.ends_with("}\n"));
+
+        // Replaced in place, with the key's name (never a key), and the rest of "sampling" kept.
+        let text = r#"{"sampling": {"provider": {"kind": "openai", "model": "old"}, "other": 1}, "servers": {}}"#;
+        let p = provider(
+            json!({"kind": "anthropic", "model": "claude", "apiKeySecret": "anthropic", "models": ["a", "b"]}),
+        );
+        let out = with_provider(text, Some(&p)).expect("edited");
+        let value: Value = serde_json::from_str(&out).expect("JSON");
+        assert_eq!(
+            value["sampling"],
+            json!({
+                "provider": {"kind": "anthropic", "baseUrl": "https://api.anthropic.com", "model": "claude",
+                             "apiKeySecret": "anthropic", "models": ["a", "b"]},
+                "other": 1
+            })
+        );
+        let top: Vec<&String> = value.as_object().expect("top").keys().collect();
+        assert_eq!(top, ["sampling", "servers"]);
+        // What was written reads back as the same provider.
+        let back = ProviderConfig::from_json(&value["sampling"]["provider"]).expect("valid");
+        assert_eq!(back, p);
+    }
+
+    #[test]
+    fn removing_the_provider_keeps_the_rest_of_sampling_or_drops_an_empty_one() {
+        let text = r#"{"servers": {}, "sampling": {"provider": {"kind": "openai", "model": "m"}, "other": 1}}"#;
+        let out = with_provider(text, None).expect("edited");
+        let value: Value = serde_json::from_str(&out).expect("JSON");
+        assert_eq!(value["sampling"], json!({"other": 1}));
+
+        let text = r#"{"servers": {}, "sampling": {"provider": {"kind": "openai", "model": "m"}}}"#;
+        let value: Value =
+            serde_json::from_str(&with_provider(text, None).expect("edited")).expect("JSON");
+        assert_eq!(value, json!({"servers": {}}));
+
+        let text = r#"{"servers": {}}"#;
+        let value: Value =
+            serde_json::from_str(&with_provider(text, None).expect("edited")).expect("JSON");
+        assert_eq!(value, json!({"servers": {}}));
+    }
+
+    #[test]
+    fn a_broken_file_is_an_error_and_left_alone() {
+        let p = provider(json!({"kind": "openai", "model": "m"}));
+        assert!(with_provider("{", Some(&p)).is_err());
+        assert!(with_provider("[1]", Some(&p)).is_err());
+        assert!(with_provider(r#"{"sampling": 3}"#, Some(&p))
+            .expect_err("not an object")
+            .contains("sampling"));
+        assert!(with_provider(r#"{"sampling": []}"#, None).is_err());
+    }
+
+    #[test]
+    fn the_provider_is_validated_as_mcp_json_would_be() {
+        assert!(checked_provider(None).expect("none").is_none());
+        assert!(checked_provider(Some(&Value::Null))
+            .expect("none")
+            .is_none());
+        let refused = |value: Value| checked_provider(Some(&value)).expect_err("refused");
+
+        let e = refused(json!({"kind": "openai", "model": "m", "apiKey": "sk-very-secret"}));
+        assert_eq!(e.code, "invalid");
+        assert!(e.message.contains("apiKey"), "{e:?}");
+        assert!(!e.message.contains("sk-very-secret"), "{e:?}");
+
+        assert!(refused(json!({"kind": "gemini", "model": "m"}))
+            .message
+            .contains("gemini"));
+        assert!(refused(json!({"kind": "openai"})).message.contains("model"));
+        assert!(
+            refused(json!({"kind": "openai", "model": "m", "baseUrl": "ftp://x"}))
+                .message
+                .contains("baseUrl")
+        );
+        let e =
+            refused(json!({"kind": "openai", "model": "m", "baseUrl": "https://u:pw-secret@x/v1"}));
+        assert!(!e.message.contains("pw-secret"), "{e:?}");
+        assert!(refused(json!("openai")).message.contains("object"));
+    }
+
+    #[test]
+    fn limits_are_tidied_and_zero_tokens_refused() {
+        let limits = checked_limits(Limits {
+            max_tokens: Some(500),
+            requests_per_hour: Some(3),
+            models: vec![" a ".into(), String::new(), "b".into()],
+        })
+        .expect("valid");
+        assert_eq!(limits.models, ["a", "b"]);
+        assert_eq!(limits.max_tokens, Some(500));
+        assert!(checked_limits(Limits {
+            max_tokens: Some(0),
+            ..Limits::default()
+        })
+        .is_err());
+    }
+}
