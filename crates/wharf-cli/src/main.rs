@@ -1,6 +1,7 @@
 //! `wharf`: the headless face of wharf-core. The contract is ../shared/CLI-CONTRACT.md: JSON on stdout, one-line
 //! reasons on stderr, exit 0 / 1 (the tool said isError) / 2 (connection, protocol or usage error).
 
+mod catalog_cmd;
 mod conformance;
 mod events_file;
 mod inputs;
@@ -47,7 +48,7 @@ struct Cli {
 }
 
 #[derive(Subcommand, Debug)]
-enum Command {
+pub(crate) enum Command {
     /// One JSON object per configured server (connects to each).
     Servers,
     /// The tools of one server, or of every server.
@@ -57,6 +58,30 @@ enum Command {
         server: String,
         tool: String,
         args: Option<String>,
+    },
+    /// The resources and resource templates of one server.
+    Resources { server: String },
+    /// Reads one resource and prints the ReadResourceResult.
+    Read { server: String, uri: String },
+    /// The prompts of one server, with their arguments.
+    Prompts { server: String },
+    /// Gets one prompt and prints the GetPromptResult.
+    Prompt {
+        server: String,
+        name: String,
+        args: Option<String>,
+    },
+    /// Completion values for a prompt's argument or a resource template's variable.
+    Complete {
+        server: String,
+        /// `prompt` or `template`.
+        kind: String,
+        /// The prompt's name, or the template's URI.
+        target: String,
+        arg: String,
+        value: String,
+        /// The arguments already filled, as a JSON object.
+        context: Option<String>,
     },
     /// A long-running host driven by JSON commands on stdin.
     Session,
@@ -130,7 +155,7 @@ async fn run(cli: Cli) -> Result<ExitCode, Failure> {
     if let Command::Later(words) = &cli.command {
         let name = words.first().map(String::as_str).unwrap_or("");
         return Err(Failure(match name {
-            "resources" | "read" | "prompts" | "prompt" | "complete" | "bench" => {
+            "bench" => {
                 format!("{name}: not yet supported")
             }
             other => format!("unknown command \"{other}\" (see wharf --help)"),
@@ -300,6 +325,11 @@ async fn one_shot(host: &Host, command: Command) -> Result<ExitCode, Failure> {
                 ExitCode::SUCCESS
             })
         }
+        Command::Resources { .. }
+        | Command::Read { .. }
+        | Command::Prompts { .. }
+        | Command::Prompt { .. }
+        | Command::Complete { .. } => catalog_cmd::run(host, command).await,
         Command::Session | Command::Conformance { .. } | Command::Secret(_) | Command::Later(_) => {
             Err(Failure("internal: command dispatched twice".into()))
         }
@@ -316,7 +346,7 @@ pub fn parse_args(text: Option<&str>) -> Result<Option<serde_json::Map<String, V
     }
 }
 
-fn print_json(value: &Value) {
+pub(crate) fn print_json(value: &Value) {
     match serde_json::to_string_pretty(value) {
         Ok(text) => println!("{text}"),
         Err(e) => eprintln!("wharf: cannot print the result: {e}"),

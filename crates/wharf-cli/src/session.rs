@@ -182,12 +182,22 @@ pub async fn run(
                     Err(message) => reply_err(&out, &id, "workspace", &message),
                 }
             }
-            cmd @ ("subscribe" | "unsubscribe") => reply_err(
-                &out,
-                &id,
-                "not_supported",
-                &format!("{cmd}: not yet supported"),
-            ),
+            cmd @ ("subscribe" | "unsubscribe") => {
+                let server = command.get("server").and_then(Value::as_str).unwrap_or("");
+                let Some(uri) = command.get("uri").and_then(Value::as_str) else {
+                    reply_err(
+                        &out,
+                        &id,
+                        "invalid_command",
+                        &format!("{cmd} needs a \"uri\""),
+                    );
+                    continue;
+                };
+                match host.subscribe(server, uri, cmd == "subscribe").await {
+                    Ok(()) => reply_ok(&out, &id, json!({ "uri": uri })),
+                    Err(e) => reply_err(&out, &id, error_code(&e), &e.to_string()),
+                }
+            }
             other => reply_err(
                 &out,
                 &id,

@@ -4,6 +4,7 @@
 //! process hygiene, message limits, MRTR rounds driven through the broker, progress-aware timeouts, cancellation.
 //! No rmcp type appears in its public API.
 
+mod catalog;
 mod handler;
 mod http;
 mod listen;
@@ -133,6 +134,12 @@ pub struct Connection {
     path_arguments: crate::config::PathArgumentPolicy,
     /// Who the server is for the user's sampling preferences, with its name.
     definition_hash: String,
+    /// The resources the user subscribed to on this connection.
+    subscriptions: Mutex<std::collections::BTreeSet<String>>,
+    /// What the modern-era `subscriptions/listen` stream asks for; changing it re-opens the stream.
+    listen_filter: tokio::sync::watch::Sender<(u64, rmcp::model::SubscriptionFilter)>,
+    /// The version of the filter the server acknowledged last (see `listen::run`).
+    listen_acked: tokio::sync::watch::Receiver<u64>,
 }
 
 /// Everything `connect` needs besides the definition.
@@ -295,17 +302,19 @@ impl Connection {
         let identity = identity_of(&service, era);
         // The same bookkeeping the handler answers `roots/list` with (the flags are shared).
         let roots = service.service().roots.clone();
+        let base = listen::filter_for(&identity.capabilities).unwrap_or_default();
+        let (listen_filter, filters) = tokio::sync::watch::channel((0u64, base));
+        let (acked, listen_acked) = tokio::sync::watch::channel(0u64);
         if era == Era::Modern {
-            if let Some(filter) = listen::filter_for(&identity.capabilities) {
-                let peer = service.peer().clone();
-                tokio::spawn(listen::run(
-                    peer,
-                    filter,
-                    def.name.clone(),
-                    ctx.events.clone(),
-                    closed.clone(),
-                ));
-            }
+            let peer = service.peer().clone();
+            tokio::spawn(listen::run(
+                peer,
+                filters,
+                acked,
+                def.name.clone(),
+                ctx.events.clone(),
+                closed.clone(),
+            ));
         }
         Connection {
             server: def.name.clone(),
@@ -322,6 +331,9 @@ impl Connection {
             request_timeout: def.request_timeout,
             path_arguments: def.path_arguments,
             definition_hash: def.definition_hash(),
+            subscriptions: Mutex::default(),
+            listen_filter,
+            listen_acked,
         }
     }
 

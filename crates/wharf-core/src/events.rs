@@ -128,6 +128,12 @@ pub enum HostEvent {
         server: String,
         kind: &'static str,
     },
+    /// A resource the user subscribed to changed (legacy `notifications/resources/updated`, or through
+    /// `subscriptions/listen`).
+    ResourceUpdated {
+        server: String,
+        uri: String,
+    },
     /// The server broke the protocol (garbage, oversized message, unknown response id, crash...). Wharf keeps going;
     /// the user sees why.
     ServerError {

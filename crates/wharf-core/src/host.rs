@@ -64,6 +64,8 @@ struct Slot {
     state: watch::Sender<SlotState>,
     /// The stderr of the newest process, kept after it died: that is when the user needs it most.
     last_stderr: std::sync::Mutex<Option<crate::process::StderrTail>>,
+    /// The resources the user subscribed to: a restarted server is subscribed to them again.
+    subscriptions: std::sync::Mutex<std::collections::BTreeSet<String>>,
     task: RwLock<Option<tokio::task::JoinHandle<()>>>,
 }
 
@@ -179,6 +181,32 @@ impl Host {
         for slot in &fresh {
             self.start_slot(slot).await;
         }
+    }
+
+    /// Subscribes to `uri` on `server` (and again after each restart of it), or unsubscribes.
+    pub async fn subscribe(
+        &self,
+        server: &str,
+        uri: &str,
+        on: bool,
+    ) -> Result<(), ConnectionError> {
+        let slot = self
+            .slot(server)
+            .ok_or_else(|| ConnectionError::Config(format!("there is no server \"{server}\"")))?;
+        let conn = self.connection(server).await?;
+        if on {
+            conn.subscribe(uri).await?;
+        } else {
+            conn.unsubscribe(uri).await?;
+        }
+        if let Ok(mut set) = slot.subscriptions.lock() {
+            if on {
+                set.insert(uri.to_string());
+            } else {
+                set.remove(uri);
+            }
+        }
+        Ok(())
     }
 
     /// The broker every server's questions go through (its guard pauses and resumes servers).
@@ -351,6 +379,7 @@ impl Slot {
             def,
             state,
             last_stderr: std::sync::Mutex::default(),
+            subscriptions: std::sync::Mutex::default(),
             task: RwLock::new(None),
         })
     }
@@ -469,6 +498,20 @@ async fn supervise(slot: Arc<Slot>, ctx: ConnectContext, restart: bool) {
                     *tail = conn.stderr.clone();
                 }
                 let conn = Arc::new(conn);
+                let wanted: Vec<String> = slot
+                    .subscriptions
+                    .lock()
+                    .map(|s| s.iter().cloned().collect())
+                    .unwrap_or_default();
+                for uri in wanted {
+                    if let Err(e) = conn.subscribe(&uri).await {
+                        ctx.events.server_error(
+                            &slot.def.name,
+                            "resubscribe_failed",
+                            format!("cannot subscribe again to {uri} after the restart: {e}"),
+                        );
+                    }
+                }
                 set_state(&slot, &ctx.events, SlotState::Ready(conn.clone()));
                 conn.closed().await;
                 let reason = conn.close_reason().await;

@@ -13,7 +13,8 @@ use rmcp::model::{
     CustomNotification, ElicitRequestParams, ElicitResult, ElicitationCapability, ErrorCode,
     ErrorData, FormElicitationCapability, Implementation, JsonObject, ListRootsResult,
     LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, ProtocolVersion,
-    RootsCapabilities, SamplingCapability, UrlElicitationCapability,
+    ResourceUpdatedNotificationParam, RootsCapabilities, SamplingCapability,
+    UrlElicitationCapability,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use rmcp::ClientHandler;
@@ -302,6 +303,17 @@ impl ClientHandler for WharfHandler {
             level,
             logger: params.logger,
             data: params.data,
+        });
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.events.emit(HostEvent::ResourceUpdated {
+            server: self.server.clone(),
+            uri: params.uri.to_string(),
         });
     }
 

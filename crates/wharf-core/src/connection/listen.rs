@@ -1,16 +1,19 @@
-//! Modern-era list changes: 2026-07-28 has no unsolicited notifications, so the host opens a
-//! `subscriptions/listen` stream for the lists the server says can change, and re-opens it if the server ends it.
+//! Modern-era list changes and resource updates: 2026-07-28 has no unsolicited notifications, so the host opens a
+//! `subscriptions/listen` stream for the lists the server says can change and the resources the user subscribed to,
+//! re-opens it when the subscriptions change, and again (after a pause) if the server ends it.
 
 use std::time::Duration;
 
 use rmcp::model::{ServerNotification, SubscriptionFilter};
 use rmcp::service::{Peer, RoleClient};
 use serde_json::Value;
+use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use crate::events::{EventSink, HostEvent};
 
-/// What to listen for, from the server's declared capabilities; `None` when nothing can change.
+/// What to listen for, from the server's declared capabilities (list changes only; resource URIs are added as the
+/// user subscribes); `None` when nothing can change.
 pub fn filter_for(capabilities: &Value) -> Option<SubscriptionFilter> {
     let changes = |kind: &str| capabilities[kind]["listChanged"].as_bool() == Some(true);
     let mut filter = SubscriptionFilter::default();
@@ -29,43 +32,92 @@ pub fn filter_for(capabilities: &Value) -> Option<SubscriptionFilter> {
     any.then_some(filter)
 }
 
-/// Listens until the connection closes. A stream the server ends is re-opened after a pause; a server that refuses
-/// to listen is left alone (its lists are re-read on demand).
+fn is_empty(filter: &SubscriptionFilter) -> bool {
+    filter.tools_list_changed.is_none()
+        && filter.prompts_list_changed.is_none()
+        && filter.resources_list_changed.is_none()
+        && filter
+            .resource_subscriptions
+            .as_ref()
+            .is_none_or(Vec::is_empty)
+}
+
+/// Listens until the connection closes, with the filter `filters` holds now (re-opened when it changes). A stream
+/// the server ends is re-opened after a pause; a server that refuses to listen is left alone until the filter
+/// changes (its lists are re-read on demand).
+/// Each filter comes with its version; `acked` holds the version the server acknowledged last, so that a
+/// subscription returns once its updates can arrive.
 pub async fn run(
     peer: Peer<RoleClient>,
-    filter: SubscriptionFilter,
+    mut filters: watch::Receiver<(u64, SubscriptionFilter)>,
+    acked: watch::Sender<u64>,
     server: String,
     events: EventSink,
     closed: CancellationToken,
 ) {
     let mut pause = Duration::from_millis(500);
     loop {
+        let (generation, filter) = filters.borrow_and_update().clone();
+        if is_empty(&filter) {
+            tokio::select! {
+                _ = closed.cancelled() => return,
+                changed = filters.changed() => if changed.is_err() { return },
+            }
+            continue;
+        }
         let mut subscription = tokio::select! {
             _ = closed.cancelled() => return,
             opened = peer.listen(filter.clone()) => match opened {
-                Ok(s) => s,
+                Ok(s) => {
+                    acked.send_replace(generation);
+                    s
+                }
                 Err(e) => {
                     tracing::info!(%server, "subscriptions/listen refused: {e}");
-                    return;
+                    tokio::select! {
+                        _ = closed.cancelled() => return,
+                        changed = filters.changed() => if changed.is_err() { return },
+                    }
+                    continue;
                 }
             },
         };
-        loop {
+        let refilter = loop {
             let next = tokio::select! {
                 _ = closed.cancelled() => return,
+                changed = filters.changed() => {
+                    if changed.is_err() { return }
+                    break true;
+                }
                 next = subscription.next() => next,
             };
-            let kind = match next {
-                Ok(Some(ServerNotification::ToolListChangedNotification(_))) => "tools",
-                Ok(Some(ServerNotification::PromptListChangedNotification(_))) => "prompts",
-                Ok(Some(ServerNotification::ResourceListChangedNotification(_))) => "resources",
-                Ok(Some(_)) => continue,
-                Ok(None) | Err(_) => break,
+            let event = match next {
+                Ok(Some(ServerNotification::ToolListChangedNotification(_))) => list("tools"),
+                Ok(Some(ServerNotification::PromptListChangedNotification(_))) => list("prompts"),
+                Ok(Some(ServerNotification::ResourceListChangedNotification(_))) => {
+                    list("resources")
+                }
+                Ok(Some(ServerNotification::ResourceUpdatedNotification(n))) => {
+                    Some(Change::Updated(n.params.uri.to_string()))
+                }
+                Ok(Some(_)) => None,
+                Ok(None) | Err(_) => break false,
             };
-            events.emit(HostEvent::ListChanged {
-                server: server.clone(),
-                kind,
-            });
+            match event {
+                Some(Change::List(kind)) => events.emit(HostEvent::ListChanged {
+                    server: server.clone(),
+                    kind,
+                }),
+                Some(Change::Updated(uri)) => events.emit(HostEvent::ResourceUpdated {
+                    server: server.clone(),
+                    uri,
+                }),
+                None => {}
+            }
+        };
+        if refilter {
+            pause = Duration::from_millis(500);
+            continue;
         }
         tokio::select! {
             _ = closed.cancelled() => return,
@@ -73,4 +125,13 @@ pub async fn run(
         }
         pause = (pause * 2).min(Duration::from_secs(30));
     }
+}
+
+enum Change {
+    List(&'static str),
+    Updated(String),
+}
+
+fn list(kind: &'static str) -> Option<Change> {
+    Some(Change::List(kind))
 }

@@ -94,6 +94,8 @@ export function describeEvent(event: HostEvent): Described | null {
       };
     case "list_changed":
       return { server: event.server, kind: "list", level: "info", text: `${event.kind} list changed` };
+    case "resource_updated":
+      return { server: event.server, kind: "list", level: "info", text: `resource updated: ${event.uri}` };
     case "server_error":
       return { server: event.server, kind: "error", level: "error", text: `${event.code}: ${event.message}` };
     case "notice":

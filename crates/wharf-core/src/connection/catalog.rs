@@ -1,0 +1,223 @@
+//! What a server offers besides tools: resources, resource templates, prompts, argument completion, and the log level.
+//! Every list is read page by page under a bound (a server that paginates forever, or repeats a cursor, gets a
+//! notice and its first pages), and every request goes through the connection's timeouts and cancellation.
+
+use std::collections::HashSet;
+
+use rmcp::model::{ClientRequest, ServerResult};
+use serde_json::{json, Map, Value};
+
+use super::{CallOptions, Connection, ConnectionError};
+use crate::events::HostEvent;
+
+/// The most pages read for one list: thousands of items at any sane page size.
+pub const MAX_PAGES: usize = 100;
+/// The most completion values kept (the spec caps a response at 100).
+pub const MAX_COMPLETIONS: usize = 100;
+
+impl Connection {
+    fn request_json(&self, method: &str, params: Value) -> Result<ClientRequest, ConnectionError> {
+        serde_json::from_value(json!({ "method": method, "params": params }))
+            .map_err(|e| ConnectionError::Protocol(format!("cannot build a {method} request: {e}")))
+    }
+
+    async fn call_json(
+        &self,
+        method: &str,
+        params: Value,
+        options: &CallOptions,
+    ) -> Result<Value, ConnectionError> {
+        let request = self.request_json(method, params)?;
+        let result: ServerResult = self.request(request, options).await?;
+        serde_json::to_value(result).map_err(|e| {
+            ConnectionError::Protocol(format!("cannot read the answer to {method}: {e}"))
+        })
+    }
+
+    /// Every item of a paginated list (`key` in each page), following `nextCursor` at most [`MAX_PAGES`] times.
+    async fn all_pages(&self, method: &str, key: &str) -> Result<Vec<Value>, ConnectionError> {
+        let options = CallOptions::default();
+        let mut items = Vec::new();
+        let mut cursor: Option<String> = None;
+        let mut seen = HashSet::new();
+        for _ in 0..MAX_PAGES {
+            let params = match &cursor {
+                Some(c) => json!({ "cursor": c }),
+                None => json!({}),
+            };
+            let page = self.call_json(method, params, &options).await?;
+            if let Some(Value::Array(list)) = page.get(key) {
+                items.extend(list.iter().cloned());
+            }
+            match page.get("nextCursor").and_then(Value::as_str) {
+                None => return Ok(items),
+                Some(next) if !seen.insert(next.to_string()) => {
+                    self.bounded(method, &format!("it sent the cursor {next:?} twice"));
+                    return Ok(items);
+                }
+                Some(next) => cursor = Some(next.to_string()),
+            }
+        }
+        self.bounded(
+            method,
+            &format!("it still had more after {MAX_PAGES} pages"),
+        );
+        Ok(items)
+    }
+
+    fn bounded(&self, method: &str, why: &str) {
+        self.events.emit(HostEvent::Notice {
+            server: Some(self.server.clone()),
+            code: "pagination_bounded".into(),
+            message: format!(
+                "{} {method}: stopped reading ({why}); the list shown is partial",
+                self.server
+            ),
+        });
+    }
+
+    /// `resources/list`, all pages.
+    pub async fn list_resources(&self) -> Result<Vec<Value>, ConnectionError> {
+        if !self.offers("resources") {
+            return Ok(Vec::new());
+        }
+        self.all_pages("resources/list", "resources").await
+    }
+
+    /// `resources/templates/list`, all pages.
+    pub async fn list_resource_templates(&self) -> Result<Vec<Value>, ConnectionError> {
+        if !self.offers("resources") {
+            return Ok(Vec::new());
+        }
+        match self
+            .all_pages("resources/templates/list", "resourceTemplates")
+            .await
+        {
+            // Templates are optional within resources: a server without them may not know the method.
+            Err(ConnectionError::Server { code: -32601, .. }) => Ok(Vec::new()),
+            other => other,
+        }
+    }
+
+    /// `prompts/list`, all pages.
+    pub async fn list_prompts(&self) -> Result<Vec<Value>, ConnectionError> {
+        if !self.offers("prompts") {
+            return Ok(Vec::new());
+        }
+        self.all_pages("prompts/list", "prompts").await
+    }
+
+    /// `completion/complete` for a prompt's argument (`reference` = `{"type": "ref/prompt", "name": ...}`) or a
+    /// resource template's variable (`{"type": "ref/resource", "uri": ...}`), with the arguments already filled as
+    /// context. At most [`MAX_COMPLETIONS`] values.
+    pub async fn complete(
+        &self,
+        reference: Value,
+        argument: &str,
+        value: &str,
+        context: Option<Map<String, Value>>,
+        options: &CallOptions,
+    ) -> Result<Value, ConnectionError> {
+        let mut params = json!({
+            "ref": reference,
+            "argument": {"name": argument, "value": value},
+        });
+        if let Some(arguments) = context.filter(|c| !c.is_empty()) {
+            params["context"] = json!({ "arguments": arguments });
+        }
+        let result = self
+            .call_json("completion/complete", params, options)
+            .await?;
+        let mut completion = result.get("completion").cloned().unwrap_or(json!({}));
+        if let Some(Value::Array(values)) = completion.get_mut("values") {
+            values.truncate(MAX_COMPLETIONS);
+        }
+        Ok(completion)
+    }
+
+    /// Asks for `notifications/resources/updated` about `uri`: `resources/subscribe` on the handshake era, the
+    /// resource added to the `subscriptions/listen` stream on 2026-07-28.
+    pub async fn subscribe(&self, uri: &str) -> Result<(), ConnectionError> {
+        self.resubscribe(uri, true).await
+    }
+
+    pub async fn unsubscribe(&self, uri: &str) -> Result<(), ConnectionError> {
+        self.resubscribe(uri, false).await
+    }
+
+    async fn resubscribe(&self, uri: &str, on: bool) -> Result<(), ConnectionError> {
+        let subscribes = self
+            .identity
+            .capabilities
+            .get("resources")
+            .and_then(|r| r.get("subscribe"))
+            .and_then(Value::as_bool)
+            == Some(true);
+        if !subscribes {
+            return Err(ConnectionError::Protocol(format!(
+                "{} does not offer resource subscriptions",
+                self.server
+            )));
+        }
+        if self.identity.era == crate::era::Era::Legacy {
+            let method = if on {
+                "resources/subscribe"
+            } else {
+                "resources/unsubscribe"
+            };
+            self.call_json(method, json!({ "uri": uri }), &CallOptions::default())
+                .await?;
+        }
+        let uris: Vec<String> = {
+            let Ok(mut set) = self.subscriptions.lock() else {
+                return Err(ConnectionError::Protocol(
+                    "subscriptions unavailable".into(),
+                ));
+            };
+            if on {
+                set.insert(uri.to_string());
+            } else {
+                set.remove(uri);
+            }
+            set.iter().cloned().collect()
+        };
+        if self.identity.era == crate::era::Era::Modern {
+            let mut wanted = 0;
+            self.listen_filter.send_modify(|(version, filter)| {
+                *version += 1;
+                wanted = *version;
+                filter.resource_subscriptions = (!uris.is_empty()).then_some(uris);
+            });
+            // The stream re-opens with the new filter; the subscription holds once the server acknowledged it.
+            let mut acked = self.listen_acked.clone();
+            let waited = tokio::time::timeout(
+                self.request_timeout,
+                acked.wait_for(|generation| *generation >= wanted),
+            )
+            .await;
+            if !matches!(waited, Ok(Ok(_))) {
+                return Err(ConnectionError::Protocol(format!(
+                    "{} did not acknowledge the subscription to {uri}",
+                    self.server
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The resources subscribed to on this connection (the host subscribes a restarted server to them again).
+    pub fn subscriptions(&self) -> Vec<String> {
+        self.subscriptions
+            .lock()
+            .map(|s| s.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// Whether the server declared the capability (`resources`, `prompts`, `completions`, `logging`).
+    pub fn offers(&self, capability: &str) -> bool {
+        self.identity
+            .capabilities
+            .get(capability)
+            .is_some_and(|c| !c.is_null())
+    }
+}
