@@ -182,6 +182,14 @@ pub async fn run(
                     Err(message) => reply_err(&out, &id, "workspace", &message),
                 }
             }
+            "log_level" => {
+                let server = command.get("server").and_then(Value::as_str).unwrap_or("");
+                let level = command.get("level").and_then(Value::as_str).unwrap_or("");
+                match host.set_log_level(server, level).await {
+                    Ok(()) => reply_ok(&out, &id, json!({ "level": level })),
+                    Err(e) => reply_err(&out, &id, error_code(&e), &e.to_string()),
+                }
+            }
             cmd @ ("subscribe" | "unsubscribe") => {
                 let server = command.get("server").and_then(Value::as_str).unwrap_or("");
                 let Some(uri) = command.get("uri").and_then(Value::as_str) else {

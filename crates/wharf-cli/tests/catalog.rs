@@ -221,3 +221,78 @@ fn lists_that_never_end_are_read_to_a_bound_with_a_notice() {
         stderr_text(&out)
     );
 }
+
+#[test]
+fn modern_log_levels_ride_on_each_request_and_a_flood_is_summarised() {
+    let scratch = Scratch::new(json!({ "servers": { "py": python_modern() } }));
+    let mut session = scratch.session();
+    let logs = |session: &Session| {
+        session
+            .seen
+            .iter()
+            .filter(|v| v["event"] == "log" && v["server"] == "py")
+            .count()
+    };
+    // 2026-07-28: without a level in the request's _meta the server sends no log messages at all.
+    session
+        .send(json!({"id": 1, "cmd": "call", "server": "py", "tool": "chatty", "args": {"n": 3}}));
+    assert_eq!(session.reply(1)["ok"], true);
+    assert_eq!(logs(&session), 0, "{:?}", session.seen);
+    session.send(json!({"id": 2, "cmd": "log_level", "server": "py", "level": "info"}));
+    assert_eq!(session.reply(2)["ok"], true);
+    session
+        .send(json!({"id": 3, "cmd": "call", "server": "py", "tool": "chatty", "args": {"n": 3}}));
+    assert_eq!(session.reply(3)["ok"], true);
+    assert_eq!(logs(&session), 3, "{:?}", session.seen);
+    // A flood: at most 50 a second pass, the rest are counted in a notice at the end of each second.
+    session.send(
+        json!({"id": 4, "cmd": "call", "server": "py", "tool": "chatty", "args": {"n": 400}}),
+    );
+    assert_eq!(session.reply(4)["ok"], true);
+    let summarised = |session: &Session| -> usize {
+        session
+            .seen
+            .iter()
+            .filter(|v| v["event"] == "notice" && v["code"] == "log_flood")
+            .map(|v| {
+                let message = v["message"].as_str().unwrap();
+                message.split(' ').next().unwrap().parse::<usize>().unwrap()
+            })
+            .sum()
+    };
+    for n in 1.. {
+        session.wait_for_nth("the flood's summaries", n, |v| {
+            v["event"] == "notice" && v["code"] == "log_flood"
+        });
+        if logs(&session) - 3 + summarised(&session) == 400 {
+            break;
+        }
+        assert!(
+            n < 10,
+            "the summaries never account for the flood: {:?}",
+            session.seen
+        );
+    }
+    let shown = logs(&session) - 3;
+    assert!(shown <= 2 * 50, "{shown} log messages shown one by one");
+    // A bad level is a clear error.
+    session.send(json!({"id": 5, "cmd": "log_level", "server": "py", "level": "loud"}));
+    assert_eq!(session.reply(5)["ok"], false);
+    assert!(session.quit().success());
+}
+
+#[test]
+fn legacy_set_level_reaches_the_server() {
+    let scratch = Scratch::new(json!({ "servers": { "ev": everything_stdio() } }));
+    let mut session = scratch.session();
+    session.send(json!({"id": 1, "cmd": "log_level", "server": "ev", "level": "debug"}));
+    assert_eq!(session.reply(1)["ok"], true, "{:?}", session.seen);
+    // The server logs what it was asked (its own log line about the request).
+    session.send(json!({"id": 2, "cmd": "call", "server": "ev", "tool": "toggle-simulated-logging", "args": {}}));
+    assert_eq!(session.reply(2)["ok"], true);
+    let log = session.event("a simulated log message", |v| {
+        v["event"] == "log" && v["server"] == "ev"
+    });
+    assert!(log["level"].is_string(), "{log}");
+    assert!(session.quit().success());
+}

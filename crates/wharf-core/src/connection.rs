@@ -140,6 +140,8 @@ pub struct Connection {
     listen_filter: tokio::sync::watch::Sender<(u64, rmcp::model::SubscriptionFilter)>,
     /// The version of the filter the server acknowledged last (see `listen::run`).
     listen_acked: tokio::sync::watch::Receiver<u64>,
+    /// The log level the user chose for this server: on 2026-07-28 every request carries it.
+    log_level: Mutex<Option<String>>,
 }
 
 /// Everything `connect` needs besides the definition.
@@ -283,6 +285,7 @@ impl Connection {
             events: ctx.events.clone(),
             progress: ProgressRouter::default(),
             definition_hash: def.definition_hash(),
+            log_flood: Default::default(),
             protocol_version: protocol(era),
         }
     }
@@ -334,6 +337,7 @@ impl Connection {
             subscriptions: Mutex::default(),
             listen_filter,
             listen_acked,
+            log_level: Mutex::default(),
         }
     }
 

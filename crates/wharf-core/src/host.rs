@@ -66,6 +66,8 @@ struct Slot {
     last_stderr: std::sync::Mutex<Option<crate::process::StderrTail>>,
     /// The resources the user subscribed to: a restarted server is subscribed to them again.
     subscriptions: std::sync::Mutex<std::collections::BTreeSet<String>>,
+    /// The log level the user chose, applied again after a restart.
+    log_level: std::sync::Mutex<Option<String>>,
     task: RwLock<Option<tokio::task::JoinHandle<()>>>,
 }
 
@@ -205,6 +207,18 @@ impl Host {
             } else {
                 set.remove(uri);
             }
+        }
+        Ok(())
+    }
+
+    /// Sets the log level of `server` (kept for its restarts).
+    pub async fn set_log_level(&self, server: &str, level: &str) -> Result<(), ConnectionError> {
+        let slot = self
+            .slot(server)
+            .ok_or_else(|| ConnectionError::Config(format!("there is no server \"{server}\"")))?;
+        self.connection(server).await?.set_log_level(level).await?;
+        if let Ok(mut chosen) = slot.log_level.lock() {
+            *chosen = Some(level.to_string());
         }
         Ok(())
     }
@@ -380,6 +394,7 @@ impl Slot {
             state,
             last_stderr: std::sync::Mutex::default(),
             subscriptions: std::sync::Mutex::default(),
+            log_level: std::sync::Mutex::default(),
             task: RwLock::new(None),
         })
     }
@@ -510,6 +525,12 @@ async fn supervise(slot: Arc<Slot>, ctx: ConnectContext, restart: bool) {
                             "resubscribe_failed",
                             format!("cannot subscribe again to {uri} after the restart: {e}"),
                         );
+                    }
+                }
+                let level = slot.log_level.lock().ok().and_then(|l| l.clone());
+                if let Some(level) = level {
+                    if let Err(e) = conn.set_log_level(&level).await {
+                        tracing::info!(server = %slot.def.name, "log level not set again: {e}");
                     }
                 }
                 set_state(&slot, &ctx.events, SlotState::Ready(conn.clone()));

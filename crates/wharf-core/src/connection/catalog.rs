@@ -213,6 +213,52 @@ impl Connection {
             .unwrap_or_default()
     }
 
+    /// The log messages the user wants from this server, from `level` up (RFC 5424 names): `logging/setLevel` on
+    /// the handshake era; on 2026-07-28 (which removed it) every request carries the level in its `_meta`.
+    pub async fn set_log_level(&self, level: &str) -> Result<(), ConnectionError> {
+        const LEVELS: [&str; 8] = [
+            "debug",
+            "info",
+            "notice",
+            "warning",
+            "error",
+            "critical",
+            "alert",
+            "emergency",
+        ];
+        if !LEVELS.contains(&level) {
+            return Err(ConnectionError::Protocol(format!(
+                "{level:?} is not a log level ({})",
+                LEVELS.join(", ")
+            )));
+        }
+        if self.identity.era == crate::era::Era::Legacy {
+            if !self.offers("logging") {
+                return Err(ConnectionError::Protocol(format!(
+                    "{} does not offer logging",
+                    self.server
+                )));
+            }
+            self.call_json(
+                "logging/setLevel",
+                json!({ "level": level }),
+                &CallOptions::default(),
+            )
+            .await?;
+        }
+        if let Ok(mut chosen) = self.log_level.lock() {
+            *chosen = Some(level.to_string());
+        }
+        Ok(())
+    }
+
+    pub(crate) fn modern_log_level(&self) -> Option<String> {
+        if self.identity.era != crate::era::Era::Modern {
+            return None;
+        }
+        self.log_level.lock().ok().and_then(|l| l.clone())
+    }
+
     /// Whether the server declared the capability (`resources`, `prompts`, `completions`, `logging`).
     pub fn offers(&self, capability: &str) -> bool {
         self.identity

@@ -148,6 +148,66 @@ pub struct WharfHandler {
     pub protocol_version: ProtocolVersion,
     /// Who the server is for the user's sampling preferences: its name and this hash of its definition.
     pub definition_hash: String,
+    pub log_flood: LogFlood,
+}
+
+/// More log messages than this in a second from one server are not passed on one by one: a flood is summarised.
+pub const LOGS_PER_SECOND: usize = 50;
+
+/// Counts a server's log messages per second; past [`LOGS_PER_SECOND`] they are dropped and, when the second ends,
+/// one notice says how many.
+#[derive(Debug, Clone, Default)]
+pub struct LogFlood(Arc<Mutex<FloodState>>);
+
+#[derive(Debug, Default)]
+struct FloodState {
+    window: Option<std::time::Instant>,
+    passed: usize,
+    dropped: usize,
+}
+
+impl LogFlood {
+    pub fn admit(&self, server: &str, events: &EventSink) -> bool {
+        let Ok(mut state) = self.0.lock() else {
+            return true;
+        };
+        let now = std::time::Instant::now();
+        let started = *state.window.get_or_insert(now);
+        if now.duration_since(started) >= std::time::Duration::from_secs(1) && state.dropped == 0 {
+            state.window = Some(now);
+            state.passed = 0;
+        }
+        if state.passed < LOGS_PER_SECOND {
+            state.passed += 1;
+            return true;
+        }
+        state.dropped += 1;
+        if state.dropped == 1 {
+            // The first drop of a window schedules its summary for the window's end.
+            let (flood, server, events) = (self.clone(), server.to_string(), events.clone());
+            let end = started + std::time::Duration::from_secs(1);
+            tokio::spawn(async move {
+                tokio::time::sleep_until(end.into()).await;
+                let dropped = flood
+                    .0
+                    .lock()
+                    .map(|mut s| {
+                        let dropped = s.dropped;
+                        *s = FloodState::default();
+                        dropped
+                    })
+                    .unwrap_or(0);
+                events.emit(HostEvent::Notice {
+                    server: Some(server),
+                    code: "log_flood".into(),
+                    message: format!(
+                        "{dropped} more log messages in one second were not shown (over {LOGS_PER_SECOND} a second)"
+                    ),
+                });
+            });
+        }
+        false
+    }
 }
 
 impl WharfHandler {
@@ -294,6 +354,9 @@ impl ClientHandler for WharfHandler {
         params: LoggingMessageNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
+        if !self.log_flood.admit(&self.server, &self.events) {
+            return;
+        }
         let level = serde_json::to_value(params.level)
             .ok()
             .and_then(|v| v.as_str().map(str::to_string))

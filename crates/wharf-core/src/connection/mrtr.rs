@@ -208,6 +208,13 @@ impl Connection {
         if self.is_closed() {
             return Err(self.closed_error());
         }
+        let mut request = request;
+        if let Some(level) = self.modern_log_level() {
+            use rmcp::model::GetMeta;
+            request
+                .get_meta_mut()
+                .insert(LOG_LEVEL_META.into(), Value::String(level));
+        }
         let peer = self.service.peer().clone();
         let handle = peer
             .send_request_with_option(request, PeerRequestOptions::no_options())
@@ -334,6 +341,9 @@ impl Connection {
         Ok((Some(responses), input.request_state))
     }
 }
+
+/// The `_meta` key that asks a 2026-07-28 server for log messages about one request, from this level up.
+const LOG_LEVEL_META: &str = "io.modelcontextprotocol/logLevel";
 
 /// `URLElicitationRequiredError`: the request cannot go on until the user completes URL elicitations.
 pub const URL_ELICITATION_REQUIRED: i32 = -32042;
