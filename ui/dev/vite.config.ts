@@ -4,7 +4,7 @@ import { mergeConfig } from "vite";
 import base from "../vite.config";
 
 const CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; " +
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src 'self' data:; font-src 'self'; " +
   "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-src 'none'";
 
 export default mergeConfig(base, {

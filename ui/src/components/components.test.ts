@@ -534,7 +534,8 @@ describe("DialogHost", () => {
     id,
     request: {
       server,
-      kind: "sampling",
+      // A kind without a dialog of its own: the generic one shows the params' message.
+      kind: "roots",
       params: { message: `Open page ${id}?`, url: "https://x.test" },
       ...(cause !== undefined ? { cause } : {}),
     },

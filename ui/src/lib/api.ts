@@ -12,6 +12,10 @@ import type { PathArgumentPolicy } from "../bindings/PathArgumentPolicy";
 import type { PathParam } from "../bindings/PathParam";
 import type { PendingInput } from "../bindings/PendingInput";
 import type { RenderedRow } from "../bindings/RenderedRow";
+import type { SamplingLimits } from "../bindings/SamplingLimits";
+import type { SamplingPolicy } from "../bindings/SamplingPolicy";
+import type { SamplingPreferenceRow } from "../bindings/SamplingPreferenceRow";
+import type { SamplingSettings } from "../bindings/SamplingSettings";
 import type { ServerEntry } from "../bindings/ServerEntry";
 import type { ServerRoots } from "../bindings/ServerRoots";
 import type { ServerSummary } from "../bindings/ServerSummary";
@@ -20,6 +24,7 @@ import type { ToolInfo } from "../bindings/ToolInfo";
 import type { UiState } from "../bindings/UiState";
 import type { WorkspaceFolders } from "../bindings/WorkspaceFolders";
 import type { JsonValue } from "../bindings/serde_json/JsonValue";
+import type { ProviderInput } from "./sampling";
 
 /** Every command rejects with a `CommandError`; anything else (a bridge failure) is turned into one. */
 export function toCommandError(e: unknown): CommandError {
@@ -83,6 +88,21 @@ export const setPathPreference = (server: string, policy: PathArgumentPolicy): P
   call("set_path_preference", { server, policy });
 export const toolPathParams = (server: string, tool: string): Promise<PathParam[]> =>
   call("tool_path_params", { server, tool });
+export const samplingSettings = (): Promise<SamplingSettings> => call("sampling_settings");
+/** Writes mcp.json's `sampling.provider` (null removes it) and uses it at once. */
+export const saveSamplingProvider = (provider: ProviderInput | null): Promise<SamplingSettings> =>
+  call("save_sampling_provider", { provider });
+/** Stores a secret in the OS keyring. Write-only: no command reads a value back. */
+export const setSecret = (name: string, value: string): Promise<null> => call("set_secret", { name, value });
+export const deleteSecret = (name: string): Promise<boolean> => call("delete_secret", { name });
+/** Stores a server's sampling policy for its current definition; no limits means none. */
+export const setSamplingPreference = (
+  server: string,
+  policy: SamplingPolicy,
+  limits?: SamplingLimits,
+): Promise<SamplingPreferenceRow[]> => call("set_sampling_preference", { server, policy, limits: limits ?? null });
+export const forgetSamplingPreference = (server: string): Promise<SamplingPreferenceRow[]> =>
+  call("forget_sampling_preference", { server });
 export const smokeRendered = (rows: RenderedRow[]): Promise<null> => call("smoke_rendered", { rows });
 
 export const onHostEvent = (handler: (event: HostEvent) => void): Promise<UnlistenFn> =>

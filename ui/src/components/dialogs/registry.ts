@@ -1,11 +1,11 @@
-// Which dialog shows which kind of server request. Later issues register their own (sampling review,
-// roots); every kind without one gets the generic dialog.
+// Which dialog shows which kind of server request; every kind without one gets the generic dialog.
 
 import type { Component } from "svelte";
 import type { InputKind } from "../../bindings/InputKind";
 import FormDialog from "./FormDialog.svelte";
 import GenericDialog from "./GenericDialog.svelte";
 import PathOutsideDialog from "./PathOutsideDialog.svelte";
+import SamplingDialog from "./SamplingDialog.svelte";
 import UrlDialog from "./UrlDialog.svelte";
 import type { DialogProps } from "./types";
 
@@ -13,6 +13,7 @@ const registry: Partial<Record<InputKind, Component<DialogProps>>> = {
   path_outside: PathOutsideDialog,
   elicitation_form: FormDialog,
   elicitation_url: UrlDialog,
+  sampling: SamplingDialog,
 };
 
 export function registerDialog(kind: InputKind, component: Component<DialogProps>): void {
