@@ -8,6 +8,8 @@ import type { HostEvent } from "../src/bindings/HostEvent";
 import type { PathParam } from "../src/bindings/PathParam";
 import type { PendingInput } from "../src/bindings/PendingInput";
 import type { Root } from "../src/bindings/Root";
+import type { SamplingPreferenceRow } from "../src/bindings/SamplingPreferenceRow";
+import type { SamplingSettings } from "../src/bindings/SamplingSettings";
 import type { ServerEntry } from "../src/bindings/ServerEntry";
 import type { JsonValue } from "../src/bindings/serde_json/JsonValue";
 import * as fixtures from "./fixtures";
@@ -36,6 +38,57 @@ const serverRoots = (server: string): { server: string; expose: boolean; roots: 
 /** The fixture tools' path parameters, as the Rust side finds them. */
 const pathParams: { [tool: string]: PathParam[] } = {
   configure: [{ pointer: "paths[]", kind: "any", isArray: true, uri: false }],
+};
+
+/** The sampling settings: a local provider without a key, and two servers' preferences. */
+const sampling: SamplingSettings = {
+  provider: {
+    kind: "openai",
+    baseUrl: "http://127.0.0.1:11434/v1",
+    model: "llama3.2",
+    apiKeySecret: "ollama",
+    models: [],
+  },
+  keyStored: false,
+  backend: "secret-service",
+  preferences: [
+    {
+      server: "everything",
+      sessionOnly: false,
+      preference: {
+        policy: "allow",
+        definitionHash: "h-everything",
+        limits: { maxTokens: 1000, requestsPerHour: 30, models: ["llama3.2"] },
+      },
+    },
+    {
+      server: "py-modern",
+      sessionOnly: true,
+      preference: {
+        policy: "allow",
+        definitionHash: "h-py-modern",
+        limits: { maxTokens: null, requestsPerHour: null, models: [] },
+      },
+    },
+  ],
+  servers: fixtures.servers.map((s) => ({ name: s.name, definitionHash: `h-${s.name}` })),
+};
+const setPreference = (server: string, policy: SamplingPreferenceRow["preference"]["policy"], limits: unknown) => {
+  sampling.preferences = sampling.preferences.filter((p) => p.server !== server);
+  sampling.preferences.push({
+    server,
+    sessionOnly: false,
+    preference: {
+      policy,
+      definitionHash: `h-${server}`,
+      limits: (limits as SamplingPreferenceRow["preference"]["limits"] | null) ?? {
+        maxTokens: null,
+        requestsPerHour: null,
+        models: [],
+      },
+    },
+  });
+  return structuredClone(sampling.preferences);
 };
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -222,6 +275,25 @@ mockIPC(
       }
       case "tool_path_params":
         return pathParams[args["tool"] as string] ?? [];
+      case "sampling_settings":
+        return structuredClone(sampling);
+      case "save_sampling_provider": {
+        const provider = args["provider"] as SamplingSettings["provider"];
+        sampling.provider =
+          provider === null ? null : { ...provider, baseUrl: provider.baseUrl ?? "https://api.openai.com/v1" };
+        return structuredClone(sampling);
+      }
+      case "set_secret":
+        sampling.keyStored = true;
+        return null;
+      case "delete_secret":
+        sampling.keyStored = false;
+        return true;
+      case "set_sampling_preference":
+        return setPreference(args["server"] as string, args["policy"] as "ask", args["limits"]);
+      case "forget_sampling_preference":
+        sampling.preferences = sampling.preferences.filter((p) => p.server !== (args["server"] as string));
+        return structuredClone(sampling.preferences);
       default:
         return reject("unknown_command", `the harness does not mock ${cmd}`);
     }
@@ -346,6 +418,50 @@ const elicitUrlRequest: PendingInput = {
     },
   },
 };
+
+/** A small PNG (a 48x32 teal rectangle) and a short silent WAV, as a server would send them. */
+const PNG =
+  "iVBORw0KGgoAAAANSUhEUgAAADAAAAAgCAIAAADbtmxLAAAAN0lEQVR4nO3OMREAMAgEMHa84qK+64JnyF0EpHreKRUfCAkJCaUHQkJCQumBkJCQUHogJCS07AOfXfRMOmAolAAAAABJRU5ErkJggg==";
+const WAV =
+  "UklGRkwAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YSgAAACAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICA";
+
+const samplingView = {
+  stage: "prompt" as const,
+  systemPrompt: "You are a helpful test server.",
+  messages: [
+    {
+      role: "user",
+      content: { type: "text", text: "Resource trigger-sampling-request context: what is in this picture?" },
+    },
+    {
+      role: "user",
+      content: [
+        { type: "image", data: PNG, mimeType: "image/png" },
+        { type: "audio", data: WAV, mimeType: "audio/wav" },
+      ],
+    },
+    { role: "assistant", content: [{ type: "tool_use", id: "c1", name: "get_weather", input: { city: "Oslo" } }] },
+    {
+      role: "user",
+      content: [{ type: "tool_result", toolUseId: "c1", content: [{ type: "text", text: "Sunny, 21 °C" }] }],
+    },
+  ],
+  modelPreferences: { hints: [{ name: "claude-3-sonnet" }], costPriority: 0.3, intelligencePriority: 0.8 },
+  model: "llama3.2",
+  maxTokens: 100,
+  tools: ["get_weather"],
+};
+
+const samplingRequest = (id: number, view: PendingInput["request"]["view"]): PendingInput => ({
+  id,
+  request: {
+    server: "everything",
+    kind: "sampling",
+    cause: "calling tool trigger-sampling-request",
+    params: { messages: samplingView.messages, maxTokens: 100 },
+    ...(view !== undefined ? { view } : {}),
+  },
+});
 
 async function waitFor<T extends Element>(selector: string): Promise<T> {
   for (let i = 0; i < 200; i++) {
@@ -508,6 +624,30 @@ async function play(): Promise<void> {
     case "elicit-url":
       await chooseTool("everything", "configure");
       await emit("input-request", elicitUrlRequest);
+      break;
+    case "sampling":
+      await chooseTool("everything", "configure");
+      await emit("input-request", samplingRequest(30, { mode: "sampling", ...samplingView }));
+      break;
+    case "sampling-reply":
+      await chooseTool("everything", "configure");
+      await emit(
+        "input-request",
+        samplingRequest(31, {
+          mode: "sampling",
+          ...samplingView,
+          stage: "reply",
+          reply: {
+            role: "assistant",
+            model: "llama3.2",
+            stopReason: "endTurn",
+            content: { type: "text", text: "A small teal square, and a very short silence." },
+          },
+        }),
+      );
+      break;
+    case "settings":
+      await click('[data-testid="settings-open"]');
       break;
     case "paused":
       await hostEvent({
