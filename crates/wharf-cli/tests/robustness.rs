@@ -95,13 +95,14 @@ fn peak_rss_kib(pid: u32) -> u64 {
 }
 
 #[test]
-fn a_100_mb_line_disconnects_the_server_and_memory_stays_bounded() {
+fn a_100_mb_answer_fails_its_call_only_and_memory_stays_bounded() {
     let scratch =
         Scratch::new(json!({"servers": {"bad": bad(&["oversized"]), "good": everything()}}));
     let mut session = scratch.session();
     session.send(json!({"id": 1, "cmd": "call", "server": "bad", "tool": "trigger"}));
+    // The call fails at once with the reason; the connection stays (the rest of the line is skipped unread).
     let reply = session.reply(1);
-    assert_eq!(reply["error"]["code"], "closed", "{reply}");
+    assert_eq!(reply["error"]["code"], "server_error", "{reply}");
     assert!(
         reply["error"]["message"]
             .as_str()
@@ -110,6 +111,14 @@ fn a_100_mb_line_disconnects_the_server_and_memory_stays_bounded() {
         "{reply}"
     );
     assert!(server_error_codes(&session, "bad").contains(&"message_too_large".to_string()));
+    assert!(
+        !session.seen.iter().any(|v| v["event"] == "server_status"
+            && v["server"] == "bad"
+            && v["status"] != "ready"
+            && v["status"] != "starting"),
+        "the oversized answer cost the connection: {:?}",
+        session.seen
+    );
     assert_eq!(echo(&mut session, 2)["ok"], true);
     // The limit is 16 MiB; reading the whole 100 MB line would show here.
     let peak = peak_rss_kib(session.child.id());

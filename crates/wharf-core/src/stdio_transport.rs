@@ -35,8 +35,10 @@ pub struct StdioTransport {
     ignored: HashSet<RequestId>,
     max_message_bytes: usize,
     events: EventSink,
-    /// Why the transport stopped, when it was our decision (e.g. an oversized message).
+    /// Why the transport stopped, when it was our decision (e.g. an unreadable stream).
     close_reason: Arc<Mutex<Option<String>>>,
+    /// The rest of an oversized line is being skipped: read and dropped, never held.
+    skipping: bool,
 }
 
 /// What `server/discover` told us about the server's era.
@@ -70,6 +72,7 @@ impl StdioTransport {
             max_message_bytes,
             events,
             close_reason: Arc::default(),
+            skipping: false,
         }
     }
 
@@ -162,8 +165,20 @@ impl StdioTransport {
                 Some(i) => (i + 1, true),
                 None => (available.len(), false),
             };
+            if self.skipping {
+                self.reader.consume(take);
+                self.skipping = !complete;
+                continue;
+            }
             if self.line.len() + take > self.max_message_bytes + 1 {
-                return LineRead::Oversized;
+                // Keep only the start (where the id is); the rest is skipped as it arrives.
+                let mut head = std::mem::take(&mut self.line);
+                head.truncate(OVERSIZED_HEAD_BYTES);
+                let more = OVERSIZED_HEAD_BYTES.saturating_sub(head.len()).min(take);
+                head.extend_from_slice(&available[..more]);
+                self.reader.consume(take);
+                self.skipping = !complete;
+                return LineRead::Oversized(head);
             }
             self.line.extend_from_slice(&available[..take]);
             self.reader.consume(take);
@@ -183,15 +198,20 @@ impl StdioTransport {
                     self.close_with("read_error", format!("cannot read from the server: {e}"));
                     return None;
                 }
-                LineRead::Oversized => {
-                    self.close_with(
-                        "message_too_large",
-                        format!(
-                            "the server sent a message larger than {} bytes; disconnected",
-                            self.max_message_bytes
-                        ),
+                LineRead::Oversized(head) => {
+                    self.line.clear();
+                    self.line.shrink_to(64 * 1024);
+                    let limit = self.max_message_bytes;
+                    let message = format!(
+                        "the server sent a message larger than {limit} bytes; skipped without reading it"
                     );
-                    return None;
+                    self.events
+                        .server_error(&self.server, "message_too_large", message);
+                    // The request it answers (its id is near the start) fails now instead of waiting forever.
+                    if let Some(answer) = self.too_large_answer(&head) {
+                        return Some(answer);
+                    }
+                    continue;
                 }
             }
             let raw = std::mem::take(&mut self.line);
@@ -287,6 +307,31 @@ impl StdioTransport {
         }
     }
 
+    /// An error answer for the pending request whose oversized response starts with `head`, if its id is there.
+    fn too_large_answer(&self, head: &[u8]) -> Option<ServerJsonRpcMessage> {
+        let id = id_in_head(head)?;
+        let pending = self
+            .pending
+            .lock()
+            .map(|mut s| s.remove(&id))
+            .unwrap_or(false);
+        if !pending {
+            return None;
+        }
+        let error = serde_json::json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "error": {
+                "code": -32603,
+                "message": format!(
+                    "the answer is larger than Wharf's limit of {} bytes and was not read",
+                    self.max_message_bytes
+                ),
+            }
+        });
+        serde_json::from_value(error).ok()
+    }
+
     fn close_with(&self, code: &'static str, message: String) {
         self.events
             .server_error(&self.server, code, message.clone());
@@ -299,8 +344,34 @@ impl StdioTransport {
 enum LineRead {
     Line,
     Eof,
-    Oversized,
+    /// The first bytes of a line over the limit; the rest is being skipped.
+    Oversized(Vec<u8>),
     Io(std::io::Error),
+}
+
+/// How much of an oversized line is kept to find its id.
+const OVERSIZED_HEAD_BYTES: usize = 4096;
+
+/// The top-level `"id"` of a JSON-RPC message from its first bytes, when the id comes before the result (as every
+/// SDK writes it). A wrong guess costs nothing: only an id Wharf is waiting for is answered.
+fn id_in_head(head: &[u8]) -> Option<RequestId> {
+    let text = String::from_utf8_lossy(head);
+    let mut rest = text.as_ref();
+    while let Some(at) = rest.find("\"id\"") {
+        let after = rest[at + 4..].trim_start();
+        rest = &rest[at + 4..];
+        let Some(value) = after.strip_prefix(':') else {
+            continue;
+        };
+        let value = value.trim_start();
+        let end = value
+            .find(|c: char| c == ',' || c == '}')
+            .unwrap_or(value.len());
+        if let Ok(id) = serde_json::from_str::<RequestId>(value[..end].trim()) {
+            return Some(id);
+        }
+    }
+    None
 }
 
 /// True for the JSON-RPC errors only a modern-era server sends (version negotiation, header or capability checks).

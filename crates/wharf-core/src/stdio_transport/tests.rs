@@ -43,30 +43,63 @@ async fn bad_lines_are_reported_and_skipped_then_good_messages_flow() {
 }
 
 #[tokio::test]
-async fn oversized_line_disconnects_without_reading_it_all() {
+async fn an_oversized_line_is_skipped_unread_its_request_fails_and_the_stream_goes_on() {
     let (mut server_end, client_end) = tokio::io::duplex(1 << 12);
     let (sink, seen) = collecting_sink();
     let mut t = StdioTransport::new("s", client_end, tokio::io::sink(), 100, sink);
+    t.pending.lock().unwrap().insert(RequestId::Number(7));
     let writer = tokio::spawn(async move {
-        // Far more than the limit and than the pipe holds: the reader must stop early, not buffer it all.
+        // Far more than the limit and than the pipe holds: the reader must skip it as it comes, not buffer it.
+        server_end
+            .write_all(b"{\"jsonrpc\": \"2.0\", \"id\": 7, \"result\": {\"text\": \"")
+            .await
+            .unwrap();
         let chunk = vec![b'x'; 4096];
         for _ in 0..1000 {
-            if server_end.write_all(&chunk).await.is_err() {
-                break;
-            }
+            server_end.write_all(&chunk).await.unwrap();
         }
+        server_end.write_all(b"\"}}\n").await.unwrap();
+        server_end
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n")
+            .await
+            .unwrap();
     });
-    assert!(t.receive().await.is_none());
+    let failed = t.receive().await.expect("the request's answer: an error");
+    let JsonRpcMessage::Error(error) = failed else {
+        panic!("not an error: {failed:?}");
+    };
+    assert_eq!(error.id, Some(RequestId::Number(7)));
+    assert!(error
+        .error
+        .message
+        .contains("larger than Wharf's limit of 100 bytes"));
+    assert!(
+        t.line.capacity() <= 64 * 1024,
+        "the line was buffered: {}",
+        t.line.capacity()
+    );
+    let next = t.receive().await.expect("the stream goes on");
+    assert!(matches!(next, JsonRpcMessage::Notification(_)));
     assert_eq!(codes(&seen), vec!["message_too_large"]);
-    assert!(t
-        .close_reason()
-        .lock()
-        .unwrap()
-        .as_deref()
-        .unwrap()
-        .contains("larger than 100 bytes"));
-    drop(t);
+    assert!(t.close_reason().lock().unwrap().is_none());
     writer.await.unwrap();
+}
+
+#[test]
+fn the_id_is_found_at_the_start_of_an_oversized_answer() {
+    assert_eq!(
+        id_in_head(br#"{"jsonrpc":"2.0","id":12,"result":{"#),
+        Some(RequestId::Number(12))
+    );
+    assert_eq!(
+        id_in_head(br#"{"jsonrpc": "2.0", "id" : "abc", "result": "#),
+        Some(RequestId::String("abc".into()))
+    );
+    assert_eq!(
+        id_in_head(br#"{"jsonrpc":"2.0","result":{"text":"xxxx"#),
+        None
+    );
+    assert_eq!(id_in_head(b"\xff\xfe garbage"), None);
 }
 
 #[tokio::test]
