@@ -365,7 +365,7 @@ fn id_in_head(head: &[u8]) -> Option<RequestId> {
         };
         let value = value.trim_start();
         let end = value
-            .find(|c: char| c == ',' || c == '}')
+            .find([',', '}'])
             .unwrap_or(value.len());
         if let Ok(id) = serde_json::from_str::<RequestId>(value[..end].trim()) {
             return Some(id);
