@@ -17,6 +17,7 @@ pub mod roots;
 pub mod sampling;
 pub mod secrets;
 pub mod stdio_transport;
+pub mod uri_template;
 pub mod workspace;
 
 pub use broker::{InputAnswer, InputKind, InputRequest, ScriptedAgent, UserAgent};
