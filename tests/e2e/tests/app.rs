@@ -12,7 +12,8 @@
 //! a restart of the app, the first run and the workspace (a folder from the command line in the panel and in the
 //! server's roots, the roots preference, closing it); the reference filesystem server covers the path picker and
 //! the refusal of a path outside the workspace; the everything server's elicitation tools cover the form and URL
-//! dialogs (a recording `BROWSER` stands in for the system browser).
+//! dialogs (a recording `BROWSER` stands in for the system browser), and its `trigger-sampling-request` the sampling
+//! review and settings (a fake OpenAI-compatible provider the test starts on loopback stands in for the LLM).
 //!
 //! One test binary, `app` (run.sh and the Makefile run `--test app`): the groups of tests are its modules under
 //! app/, and the timeouts and helpers they share are here.
@@ -22,6 +23,8 @@
 // root they belong to.
 #[path = "app/elicitation.rs"]
 mod elicitation;
+#[path = "app/sampling.rs"]
+mod sampling;
 #[path = "app/servers.rs"]
 mod servers;
 #[path = "app/state.rs"]
