@@ -2,7 +2,8 @@
 //! test starts on loopback: `trigger-sampling-request` shows the review dialog; the prompt is edited and the provider
 //! receives the edit; the provider's reply is shown, edited, and the server gets the edited reply (its tool result
 //! says so). Then "Always allow" on a second request lets a third one through without a dialog, and the settings
-//! list the server as allowed.
+//! list the server as allowed. With no provider configured, a request fails saying so, until one is chosen in the
+//! settings (written into mcp.json and used at once).
 
 use std::sync::{Arc, Mutex};
 
@@ -325,6 +326,73 @@ async fn a_sampling_request_is_reviewed_edited_both_ways_then_always_allowed() -
         check(
             prefs.to_string().contains("\"allow\""),
             format!("sampling.json does not allow the server: {prefs}"),
+        )?;
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test]
+async fn without_a_provider_sampling_fails_clearly_until_one_is_chosen_in_settings() -> Result<()> {
+    let llm = FakeLlm::start().await?;
+    let config = json!({
+        "servers": {"everything": everything_server().expect("server-everything (scripts/deps.sh)")}
+    });
+    with_app(config, async |app| {
+        app.wait_for_text(
+            Locator::Css(&in_row("everything", "server-status")),
+            "ready",
+            SERVER_READY,
+        )
+        .await?;
+        select_server(app, "everything").await?;
+        // Sampling is declared even with no provider (the tool exists), so that one can be chosen later.
+        pick_tool(app, "trigger-sampling-request").await?;
+        run(app, "nobody there").await?;
+        let error = format!("{} {}", testid("tool-result"), testid("tool-error"));
+        app.wait_until("the call to fail, naming the missing provider", ANSWERED, async || {
+            Ok(app
+                .text(Locator::Css(&error))
+                .await?
+                .filter(|text| text.contains("no LLM provider is configured")))
+        })
+        .await?;
+        check(
+            app.count(Locator::Css(&testid("dialog-host"))).await? == 0,
+            "a dialog was shown with no provider to send to",
+        )?;
+
+        // The provider chosen in the settings is written into mcp.json (other keys kept) and used at once.
+        app.click(Locator::Css(&testid("settings-open")), UI).await?;
+        app.wait_for(Locator::Css(&testid("provider-none")), UI).await?;
+        app.fill(Locator::Css(&testid("provider-base-url")), &llm.base_url, UI)
+            .await?;
+        app.fill(Locator::Css(&testid("provider-model")), "fake-large", UI)
+            .await?;
+        app.click(Locator::Css(&testid("provider-save")), UI).await?;
+        app.wait_for(Locator::Css(&testid("provider-saved")), UI).await?;
+        let written = read_json(app.config_path())?;
+        check(
+            written["sampling"]["provider"]
+                == json!({"kind": "openai", "baseUrl": llm.base_url, "model": "fake-large", "models": []})
+                && written["servers"]["everything"].is_object(),
+            format!("mcp.json after saving the provider: {written}"),
+        )?;
+        app.click(Locator::Css(&testid("settings-close")), UI).await?;
+        app.wait_gone(Locator::Css(&testid("settings")), UI).await?;
+
+        run(app, "now there is").await?;
+        app.wait_for(Locator::Css(&stage("prompt")), ANSWERED)
+            .await?;
+        app.click(Locator::Css(&in_dialog("dialog-accept")), UI)
+            .await?;
+        app.wait_for(Locator::Css(&stage("reply")), ANSWERED).await?;
+        app.click(Locator::Css(&in_dialog("dialog-accept")), UI)
+            .await?;
+        wait_result(app, &reply_text(1)).await?;
+        check(
+            llm.requests().len() == 1,
+            format!("the provider got {} requests", llm.requests().len()),
         )?;
         Ok(())
     })
