@@ -274,7 +274,8 @@ pub fn run(
                 config
             };
             let follow_path = config.path.clone();
-            let (sampling, prefs_notice) = sampling_service(&config, &mut report);
+            let (sampling, prefs_notice) =
+                sampling_service(&config, &mut report, SamplingPrefs::default_path());
             let host = Arc::new(new_host(
                 config,
                 handle.clone(),
@@ -342,8 +343,9 @@ pub fn run(
 fn sampling_service(
     config: &Config,
     report: &mut StartupReport,
+    prefs_path: PathBuf,
 ) -> (Arc<SamplingService>, Option<String>) {
-    let (prefs, notice) = SamplingPrefs::open(SamplingPrefs::default_path());
+    let (prefs, notice) = SamplingPrefs::open(prefs_path);
     if let Some(notice) = &notice {
         tracing::warn!("{notice}");
         report.warnings.push(notice.clone());
@@ -486,4 +488,64 @@ async fn exit_on_signal(handle: AppHandle) {
         _ = int.recv() => tracing::info!("SIGINT: exiting"),
     }
     handle.exit(0);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(text: &str) -> Config {
+        Config::parse(std::path::Path::new("/x/mcp.json"), text, &|_| None).expect("parses")
+    }
+
+    #[test]
+    fn the_sampling_service_takes_the_configured_provider_and_reports_what_it_cannot_use() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let prefs = dir.path().join("sampling.json");
+
+        let mut report = StartupReport::default();
+        let ok = config(
+            r#"{"servers": {}, "sampling": {"provider": {"kind": "openai", "baseUrl": "http://127.0.0.1:9/v1", "model": "m"}}}"#,
+        );
+        let (service, notice) = sampling_service(&ok, &mut report, prefs.clone());
+        assert_eq!(service.provider().map(|p| p.model), Some("m".into()));
+        assert!(notice.is_none());
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+
+        // No provider: the service is there all the same (a request fails, saying where to choose one).
+        let (service, _) =
+            sampling_service(&config(r#"{"servers": {}}"#), &mut report, prefs.clone());
+        assert!(service.provider().is_none());
+        assert!(report.warnings.is_empty());
+
+        // A broken provider is not used, and said why; a corrupt preferences file is set aside and reported.
+        std::fs::write(&prefs, "{ not json").expect("write");
+        let broken = config(
+            r#"{"servers": {}, "sampling": {"provider": {"kind": "gemini", "model": "m"}}}"#,
+        );
+        let (service, notice) = sampling_service(&broken, &mut report, prefs.clone());
+        assert!(service.provider().is_none());
+        let notice = notice.expect("the corrupt file is reported");
+        assert_eq!(report.warnings.len(), 2, "{:?}", report.warnings);
+        assert_eq!(report.warnings[0], notice);
+        assert!(
+            report.warnings[1].contains("gemini"),
+            "{:?}",
+            report.warnings
+        );
+        assert!(
+            report.warnings[1].contains("Settings"),
+            "{:?}",
+            report.warnings
+        );
+        let aside = std::fs::read_dir(dir.path())
+            .expect("list")
+            .filter_map(Result::ok)
+            .any(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with("sampling.json.corrupt")
+            });
+        assert!(aside, "the corrupt file was not set aside");
+    }
 }
