@@ -250,7 +250,12 @@ pub async fn sample(s: Sampling<'_>) -> Result<Value, SamplingError> {
                 .into(),
         )
     })?;
-    let (policy, limits, note) = match service.prefs.decide(s.server, s.definition_hash) {
+    let decision = service.prefs.decide(s.server, s.definition_hash);
+    // A preferences file that went bad since start-up is reported here, once.
+    for message in service.prefs.take_notices() {
+        notice(&s, "preferences_problem", message);
+    }
+    let (policy, limits, note) = match decision {
         Decision::Deny => {
             let outcome = Outcome::new(&s, "deny", requested_max, provider.model.clone());
             outcome.report("decline");
