@@ -364,9 +364,7 @@ fn id_in_head(head: &[u8]) -> Option<RequestId> {
             continue;
         };
         let value = value.trim_start();
-        let end = value
-            .find([',', '}'])
-            .unwrap_or(value.len());
+        let end = value.find([',', '}']).unwrap_or(value.len());
         if let Ok(id) = serde_json::from_str::<RequestId>(value[..end].trim()) {
             return Some(id);
         }

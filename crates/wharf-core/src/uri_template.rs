@@ -161,7 +161,11 @@ mod tests {
     // The examples of RFC 6570 section 1.2 for levels 1 and 2.
     #[test]
     fn rfc_6570_level_1_and_2_examples() {
-        let v = vals(&[("var", "value"), ("hello", "Hello World!"), ("path", "/foo/bar")]);
+        let v = vals(&[
+            ("var", "value"),
+            ("hello", "Hello World!"),
+            ("path", "/foo/bar"),
+        ]);
         for (template, expected) in [
             ("{var}", "value"),
             ("{hello}", "Hello%20World%21"),
@@ -183,19 +187,38 @@ mod tests {
         assert_eq!(names, ["kind", "path"]);
         assert!(vars[1].reserved && !vars[0].reserved);
         assert_eq!(
-            expand("demo://resource/dynamic/text/{id}", &vals(&[("id", "a b/c")])).unwrap(),
+            expand(
+                "demo://resource/dynamic/text/{id}",
+                &vals(&[("id", "a b/c")])
+            )
+            .unwrap(),
             "demo://resource/dynamic/text/a%20b%2Fc"
         );
         assert_eq!(expand("x/{missing}", &vals(&[])).unwrap(), "x/");
-        assert_eq!(expand("{+p}", &vals(&[("p", "%41%zz")])).unwrap(), "%41%25zz");
+        assert_eq!(
+            expand("{+p}", &vals(&[("p", "%41%zz")])).unwrap(),
+            "%41%25zz"
+        );
     }
 
     #[test]
     fn what_is_beyond_level_2_or_malformed_is_an_error() {
-        assert!(matches!(variables("a{?q}"), Err(TemplateError::Unsupported(_))));
-        assert!(matches!(variables("a{/p*}"), Err(TemplateError::Unsupported(_))));
-        assert!(matches!(variables("a{var:3}"), Err(TemplateError::Unsupported(_))));
-        assert!(matches!(variables("a{open"), Err(TemplateError::Unterminated(_))));
+        assert!(matches!(
+            variables("a{?q}"),
+            Err(TemplateError::Unsupported(_))
+        ));
+        assert!(matches!(
+            variables("a{/p*}"),
+            Err(TemplateError::Unsupported(_))
+        ));
+        assert!(matches!(
+            variables("a{var:3}"),
+            Err(TemplateError::Unsupported(_))
+        ));
+        assert!(matches!(
+            variables("a{open"),
+            Err(TemplateError::Unterminated(_))
+        ));
         assert!(matches!(variables("a{}"), Err(TemplateError::Empty)));
     }
 }
