@@ -37,6 +37,16 @@ const COMMANDS: &[&str] = &[
     "delete_secret",
     "set_sampling_preference",
     "forget_sampling_preference",
+    "list_resources",
+    "read_resource",
+    "save_resource_blob",
+    "template_variables",
+    "expand_template",
+    "list_prompts",
+    "get_prompt",
+    "complete",
+    "subscribe_resource",
+    "set_log_level",
 ];
 
 fn main() {

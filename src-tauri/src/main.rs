@@ -8,6 +8,8 @@
 
 mod agent;
 mod calls;
+mod catalog_commands;
+mod catalog_view;
 mod commands;
 mod logs;
 mod sampling_commands;

@@ -261,6 +261,16 @@ pub fn run(
             crate::sampling_commands::delete_secret,
             crate::sampling_commands::set_sampling_preference,
             crate::sampling_commands::forget_sampling_preference,
+            crate::catalog_commands::list_resources,
+            crate::catalog_commands::read_resource,
+            crate::catalog_commands::save_resource_blob,
+            crate::catalog_commands::template_variables,
+            crate::catalog_commands::expand_template,
+            crate::catalog_commands::list_prompts,
+            crate::catalog_commands::get_prompt,
+            crate::catalog_commands::complete,
+            crate::catalog_commands::subscribe_resource,
+            crate::catalog_commands::set_log_level,
         ])
         .setup(move |app| {
             let handle = app.handle().clone();

@@ -1,0 +1,681 @@
+//! What the window shows of a server's resources and prompts, shaped here from the JSON the server sent so the UI
+//! renders and never interprets: typed list items, a read resource's contents under caps (text cut at 1 MiB, images
+//! sent as base64 up to 10 MiB, other blobs never sent: only their size and type), and a prompt's messages.
+//!
+//! Everything here is pure (no Tauri, no connection), so the caps and the shaping are unit-tested on plain JSON.
+
+use base64::Engine as _;
+use serde::Serialize;
+use serde_json::Value;
+
+/// The most text sent to the webview for one read resource or prompt result (all its text items together).
+pub const TEXT_CAP: usize = 1024 * 1024;
+/// The most image bytes (decoded) sent to the webview for one read resource or prompt result.
+pub const IMAGE_CAP: usize = 10 * 1024 * 1024;
+
+/// Image types the webview shows from a `data:` URL (the CSP allows `img-src data:`); anything else is a blob.
+const IMAGE_TYPES: [&str; 7] = [
+    "image/png",
+    "image/jpeg",
+    "image/gif",
+    "image/webp",
+    "image/bmp",
+    "image/avif",
+    "image/svg+xml",
+];
+
+/// One resource of `resources/list`.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(export)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceInfo {
+    pub uri: String,
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub title: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub mime_type: Option<String>,
+    /// The size in bytes the server announced, if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
+    pub size: Option<u64>,
+}
+
+/// One template of `resources/templates/list`.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(export)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateInfo {
+    pub uri_template: String,
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub title: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub mime_type: Option<String>,
+}
+
+/// A server's resources as the Resources view shows them.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(export)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceCatalog {
+    pub resources: Vec<ResourceInfo>,
+    pub templates: Vec<TemplateInfo>,
+    /// The server offers `resources.subscribe`: the viewer shows a Subscribe toggle.
+    pub can_subscribe: bool,
+    /// The URIs subscribed to now on this server.
+    pub subscribed: Vec<String>,
+    /// The server offers `completions`: template variables get suggestions.
+    pub can_complete: bool,
+    /// List items left out because they lacked a URI or a name.
+    pub skipped: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(export)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptArgumentInfo {
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub title: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub description: Option<String>,
+    pub required: bool,
+}
+
+/// One prompt of `prompts/list`.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(export)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptInfo {
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub title: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub description: Option<String>,
+    pub arguments: Vec<PromptArgumentInfo>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(export)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptCatalog {
+    pub prompts: Vec<PromptInfo>,
+    /// The server offers `completions`: arguments get suggestions.
+    pub can_complete: bool,
+    /// List items left out because they lacked a name.
+    pub skipped: u32,
+}
+
+/// One item of a resource's contents, ready for the webview.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(export)]
+#[serde(
+    tag = "kind",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
+pub enum ContentView {
+    /// Text, cut at [`TEXT_CAP`] (on a character boundary) when `truncated`; `bytes` is the whole text's length.
+    Text {
+        uri: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        mime_type: Option<String>,
+        text: String,
+        truncated: bool,
+        #[ts(type = "number")]
+        bytes: u64,
+    },
+    /// An image to show: base64 `data` of a known image type, checked to decode.
+    Image {
+        uri: String,
+        mime_type: String,
+        data: String,
+        #[ts(type = "number")]
+        bytes: u64,
+    },
+    /// Binary content that stays on the Rust side: `save_resource_blob(server, uri, index)` writes it where the
+    /// user picks. `note` says why an image is not shown.
+    Blob {
+        uri: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        mime_type: Option<String>,
+        #[ts(type = "number")]
+        bytes: u64,
+        /// Its position in the read result's `contents`.
+        index: u32,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        note: Option<String>,
+    },
+    /// Neither text nor blob (or not an object): nothing to show but that.
+    Empty { uri: String },
+}
+
+/// A read resource: the URI asked for and its contents.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(export)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceView {
+    pub uri: String,
+    pub contents: Vec<ContentView>,
+}
+
+/// One block of a prompt message.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(export)]
+#[serde(
+    tag = "kind",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
+pub enum MessageBlock {
+    Text {
+        text: String,
+        truncated: bool,
+    },
+    Image {
+        mime_type: String,
+        data: String,
+        #[ts(type = "number")]
+        bytes: u64,
+    },
+    /// Audio, or an image that is not shown (`note` says why): its type and size only.
+    Binary {
+        mime_type: String,
+        #[ts(type = "number")]
+        bytes: u64,
+        note: String,
+    },
+    ResourceLink {
+        uri: String,
+        name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        description: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        mime_type: Option<String>,
+    },
+    /// An embedded resource, shaped as a read resource's contents are.
+    Resource {
+        content: ContentView,
+    },
+    /// Anything else, as the server sent it (pretty JSON, capped).
+    Other {
+        label: String,
+        json: String,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(export)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptMessageView {
+    pub role: String,
+    pub blocks: Vec<MessageBlock>,
+}
+
+/// A `prompts/get` result: its messages, and their text as the Copy button copies it.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(export)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptView {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub description: Option<String>,
+    pub messages: Vec<PromptMessageView>,
+    /// The text of every message (text blocks and embedded text resources), messages apart by a blank line.
+    pub text: String,
+}
+
+/// A `completion/complete` answer.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(export)]
+#[serde(rename_all = "camelCase")]
+pub struct Completion {
+    /// At most 100 (the spec's cap), as the server ordered them.
+    pub values: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
+    pub total: Option<u64>,
+    pub has_more: bool,
+}
+
+fn string(item: &Value, key: &str) -> Option<String> {
+    item.get(key).and_then(Value::as_str).map(str::to_owned)
+}
+
+pub fn resource_infos(items: &[Value]) -> (Vec<ResourceInfo>, u32) {
+    let mut skipped = 0;
+    let list = items
+        .iter()
+        .filter_map(|item| {
+            let found = string(item, "uri")
+                .zip(string(item, "name"))
+                .map(|(uri, name)| ResourceInfo {
+                    uri,
+                    name,
+                    title: string(item, "title"),
+                    description: string(item, "description"),
+                    mime_type: string(item, "mimeType"),
+                    size: item.get("size").and_then(Value::as_u64),
+                });
+            skipped += u32::from(found.is_none());
+            found
+        })
+        .collect();
+    (list, skipped)
+}
+
+pub fn template_infos(items: &[Value]) -> (Vec<TemplateInfo>, u32) {
+    let mut skipped = 0;
+    let list = items
+        .iter()
+        .filter_map(|item| {
+            let found = string(item, "uriTemplate").zip(string(item, "name")).map(
+                |(uri_template, name)| TemplateInfo {
+                    uri_template,
+                    name,
+                    title: string(item, "title"),
+                    description: string(item, "description"),
+                    mime_type: string(item, "mimeType"),
+                },
+            );
+            skipped += u32::from(found.is_none());
+            found
+        })
+        .collect();
+    (list, skipped)
+}
+
+pub fn prompt_infos(items: &[Value]) -> (Vec<PromptInfo>, u32) {
+    let mut skipped = 0;
+    let list = items
+        .iter()
+        .filter_map(|item| {
+            let found = string(item, "name").map(|name| PromptInfo {
+                name,
+                title: string(item, "title"),
+                description: string(item, "description"),
+                arguments: item
+                    .get("arguments")
+                    .and_then(Value::as_array)
+                    .map(|args| {
+                        args.iter()
+                            .filter_map(|a| {
+                                Some(PromptArgumentInfo {
+                                    name: string(a, "name")?,
+                                    title: string(a, "title"),
+                                    description: string(a, "description"),
+                                    required: a.get("required").and_then(Value::as_bool)
+                                        == Some(true),
+                                })
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            });
+            skipped += u32::from(found.is_none());
+            found
+        })
+        .collect();
+    (list, skipped)
+}
+
+/// What is left to send of one result: text and image bytes, spent item by item.
+#[derive(Debug, Clone, Copy)]
+pub struct Budget {
+    text: usize,
+    image: usize,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            text: TEXT_CAP,
+            image: IMAGE_CAP,
+        }
+    }
+}
+
+impl Budget {
+    /// The text cut to what is left of the budget, on a character boundary; true when cut.
+    fn take_text(&mut self, text: &str) -> (String, bool) {
+        if text.len() <= self.text {
+            self.text -= text.len();
+            return (text.to_owned(), false);
+        }
+        let mut end = self.text;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        self.text = 0;
+        (text[..end].to_owned(), true)
+    }
+}
+
+/// The decoded length of standard base64 (`=` padded or not), or None when it is not base64. Whitespace (line
+/// breaks some servers put in long payloads) is ignored.
+pub fn decoded_len(data: &str) -> Option<usize> {
+    decode(data).map(|bytes| bytes.len())
+}
+
+pub fn decode(data: &str) -> Option<Vec<u8>> {
+    let clean: String = data.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+    base64::engine::general_purpose::STANDARD
+        .decode(clean.as_bytes())
+        .or_else(|_| base64::engine::general_purpose::STANDARD_NO_PAD.decode(clean.as_bytes()))
+        .ok()
+}
+
+/// The size of base64 data without decoding it (for blobs that are never decoded here).
+fn approx_len(data: &str) -> u64 {
+    let chars = data.bytes().filter(|b| !b.is_ascii_whitespace()).count();
+    let padding = data
+        .trim_end()
+        .bytes()
+        .rev()
+        .take_while(|b| *b == b'=')
+        .count()
+        .min(2);
+    ((chars * 3 / 4).saturating_sub(padding)) as u64
+}
+
+fn is_image(mime_type: Option<&str>) -> Option<String> {
+    let lower = mime_type?.trim().to_ascii_lowercase();
+    IMAGE_TYPES.contains(&lower.as_str()).then_some(lower)
+}
+
+/// An image sent as it is (known type, decodes, within what is left of the budget), or why not.
+fn image(
+    mime_type: Option<&str>,
+    data: &str,
+    budget: &mut Budget,
+) -> Result<(String, String, u64), String> {
+    let Some(mime) = is_image(mime_type) else {
+        return Err(String::new());
+    };
+    let clean: String = data.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+    let Some(bytes) = decoded_len(&clean) else {
+        return Err("not shown: the data is not valid base64".into());
+    };
+    if bytes > budget.image {
+        return Err(format!(
+            "not shown: images over {} MiB stay out of the window",
+            IMAGE_CAP / (1024 * 1024)
+        ));
+    }
+    budget.image -= bytes;
+    Ok((mime, clean, bytes as u64))
+}
+
+/// One item of a `contents` array (a read result, or an embedded resource at `index` 0).
+pub fn content_view(item: &Value, index: usize, budget: &mut Budget) -> ContentView {
+    let uri = string(item, "uri").unwrap_or_default();
+    let mime_type = string(item, "mimeType");
+    if let Some(text) = item.get("text").and_then(Value::as_str) {
+        let (shown, truncated) = budget.take_text(text);
+        return ContentView::Text {
+            uri,
+            mime_type,
+            text: shown,
+            truncated,
+            bytes: text.len() as u64,
+        };
+    }
+    let Some(blob) = item.get("blob").and_then(Value::as_str) else {
+        return ContentView::Empty { uri };
+    };
+    match image(mime_type.as_deref(), blob, budget) {
+        Ok((mime_type, data, bytes)) => ContentView::Image {
+            uri,
+            mime_type,
+            data,
+            bytes,
+        },
+        Err(note) => ContentView::Blob {
+            uri,
+            mime_type,
+            bytes: approx_len(blob),
+            index: u32::try_from(index).unwrap_or(u32::MAX),
+            note: (!note.is_empty()).then_some(note),
+        },
+    }
+}
+
+/// A `resources/read` result for the viewer.
+pub fn resource_view(uri: &str, result: &Value) -> ResourceView {
+    let mut budget = Budget::default();
+    let contents = result
+        .get("contents")
+        .and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| content_view(item, i, &mut budget))
+                .collect()
+        })
+        .unwrap_or_default();
+    ResourceView {
+        uri: uri.to_owned(),
+        contents,
+    }
+}
+
+/// The bytes of `contents[index]` of a read result, when it is a blob.
+pub fn blob_at(result: &Value, index: usize) -> Result<Vec<u8>, String> {
+    let item = result
+        .get("contents")
+        .and_then(Value::as_array)
+        .and_then(|items| items.get(index))
+        .ok_or_else(|| format!("the resource has no content {index} any more"))?;
+    let blob = item
+        .get("blob")
+        .and_then(Value::as_str)
+        .ok_or_else(|| format!("content {index} of the resource is not binary any more"))?;
+    decode(blob).ok_or_else(|| "the server sent data that is not valid base64".to_owned())
+}
+
+/// A file name for a saved blob: the URI's last path segment (percent-decoded, stripped of anything a file name
+/// cannot hold), else `resource`.
+pub fn file_name_for(uri: &str) -> String {
+    let path = uri.split(['?', '#']).next().unwrap_or_default();
+    let last = path.rsplit('/').find(|s| !s.is_empty()).unwrap_or_default();
+    let last = if last.ends_with(':') { "" } else { last };
+    let decoded = percent_decode(last);
+    let clean: String = decoded
+        .chars()
+        .filter(|c| {
+            !c.is_control() && !matches!(c, '/' | '\\' | ':' | '*' | '?' | '"' | '<' | '>' | '|')
+        })
+        .collect();
+    let clean = clean.trim().trim_start_matches('.').to_owned();
+    if clean.is_empty() {
+        "resource".into()
+    } else {
+        clean.chars().take(120).collect()
+    }
+}
+
+fn percent_decode(s: &str) -> String {
+    let hex = |b: u8| char::from(b).to_digit(16);
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let (Some(hi), Some(lo)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                out.push((hi * 16 + lo) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Other JSON shown as text, capped like text.
+fn other(label: String, item: &Value, budget: &mut Budget) -> MessageBlock {
+    let json = serde_json::to_string_pretty(item).unwrap_or_default();
+    MessageBlock::Other {
+        label,
+        json: budget.take_text(&json).0,
+    }
+}
+
+fn message_block(item: &Value, budget: &mut Budget) -> MessageBlock {
+    let kind = item.get("type").and_then(Value::as_str).unwrap_or_default();
+    match kind {
+        "text" => match item.get("text").and_then(Value::as_str) {
+            Some(text) => {
+                let (text, truncated) = budget.take_text(text);
+                MessageBlock::Text { text, truncated }
+            }
+            None => other("text without text".into(), item, budget),
+        },
+        "image" | "audio" => {
+            let mime_type = string(item, "mimeType").unwrap_or_else(|| kind.to_owned());
+            let data = item.get("data").and_then(Value::as_str).unwrap_or_default();
+            if kind == "image" {
+                match image(Some(&mime_type), data, budget) {
+                    Ok((mime_type, data, bytes)) => {
+                        return MessageBlock::Image {
+                            mime_type,
+                            data,
+                            bytes,
+                        }
+                    }
+                    Err(note) => {
+                        return MessageBlock::Binary {
+                            mime_type,
+                            bytes: approx_len(data),
+                            note: if note.is_empty() {
+                                "not shown: not an image type the window shows".into()
+                            } else {
+                                note
+                            },
+                        }
+                    }
+                }
+            }
+            MessageBlock::Binary {
+                mime_type,
+                bytes: approx_len(data),
+                note: "audio is not played here".into(),
+            }
+        }
+        "resource_link" => match string(item, "uri") {
+            Some(uri) => MessageBlock::ResourceLink {
+                name: string(item, "name")
+                    .or_else(|| string(item, "title"))
+                    .unwrap_or_else(|| uri.clone()),
+                uri,
+                description: string(item, "description"),
+                mime_type: string(item, "mimeType"),
+            },
+            None => other("resource link without uri".into(), item, budget),
+        },
+        "resource" => match item.get("resource").filter(|r| r.is_object()) {
+            Some(resource) => MessageBlock::Resource {
+                content: content_view(resource, 0, budget),
+            },
+            None => other("embedded resource without a resource".into(), item, budget),
+        },
+        "" => other("content".into(), item, budget),
+        other_kind => other(other_kind.to_owned(), item, budget),
+    }
+}
+
+/// A `prompts/get` result for the messages view. A message's `content` is one block (2025) or a list of them.
+pub fn prompt_view(result: &Value) -> PromptView {
+    let mut budget = Budget::default();
+    let messages: Vec<PromptMessageView> = result
+        .get("messages")
+        .and_then(Value::as_array)
+        .map(|messages| {
+            messages
+                .iter()
+                .map(|message| {
+                    let blocks = match message.get("content") {
+                        Some(Value::Array(items)) => items
+                            .iter()
+                            .map(|i| message_block(i, &mut budget))
+                            .collect(),
+                        Some(item) => vec![message_block(item, &mut budget)],
+                        None => Vec::new(),
+                    };
+                    PromptMessageView {
+                        role: string(message, "role").unwrap_or_else(|| "unknown".into()),
+                        blocks,
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let text = messages
+        .iter()
+        .map(|m| {
+            m.blocks
+                .iter()
+                .filter_map(|b| match b {
+                    MessageBlock::Text { text, .. } => Some(text.as_str()),
+                    MessageBlock::Resource {
+                        content: ContentView::Text { text, .. },
+                    } => Some(text.as_str()),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .filter(|t| !t.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    PromptView {
+        description: string(result, "description"),
+        messages,
+        text,
+    }
+}
+
+/// A `completion/complete` answer (`{values, total?, hasMore?}`), at most 100 values, non-strings dropped.
+pub fn completion(answer: &Value) -> Completion {
+    let all: Vec<String> = answer
+        .get("values")
+        .and_then(Value::as_array)
+        .map(|v| {
+            v.iter()
+                .filter_map(|x| x.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    let cut = all.len() > 100;
+    Completion {
+        values: all.into_iter().take(100).collect(),
+        total: answer.get("total").and_then(Value::as_u64),
+        has_more: cut || answer.get("hasMore").and_then(Value::as_bool) == Some(true),
+    }
+}
+
+#[cfg(test)]
+#[path = "catalog_view_tests.rs"]
+mod tests;
