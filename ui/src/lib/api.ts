@@ -4,6 +4,8 @@
 import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import type { CommandError } from "../bindings/CommandError";
+import type { Completion } from "../bindings/Completion";
+import type { CompletionTarget } from "../bindings/CompletionTarget";
 import type { HostEvent } from "../bindings/HostEvent";
 import type { ImportSource } from "../bindings/ImportSource";
 import type { InputAnswer } from "../bindings/InputAnswer";
@@ -11,15 +13,21 @@ import type { InputResolved } from "../bindings/InputResolved";
 import type { PathArgumentPolicy } from "../bindings/PathArgumentPolicy";
 import type { PathParam } from "../bindings/PathParam";
 import type { PendingInput } from "../bindings/PendingInput";
+import type { PromptCatalog } from "../bindings/PromptCatalog";
+import type { PromptView } from "../bindings/PromptView";
 import type { RenderedRow } from "../bindings/RenderedRow";
+import type { ResourceCatalog } from "../bindings/ResourceCatalog";
+import type { ResourceView } from "../bindings/ResourceView";
 import type { SamplingLimits } from "../bindings/SamplingLimits";
 import type { SamplingPolicy } from "../bindings/SamplingPolicy";
 import type { SamplingPreferenceRow } from "../bindings/SamplingPreferenceRow";
 import type { SamplingSettings } from "../bindings/SamplingSettings";
+import type { SavedBlob } from "../bindings/SavedBlob";
 import type { ServerEntry } from "../bindings/ServerEntry";
 import type { ServerRoots } from "../bindings/ServerRoots";
 import type { ServerSummary } from "../bindings/ServerSummary";
 import type { StartupReport } from "../bindings/StartupReport";
+import type { TemplateVariable } from "../bindings/TemplateVariable";
 import type { ToolInfo } from "../bindings/ToolInfo";
 import type { UiState } from "../bindings/UiState";
 import type { WorkspaceFolders } from "../bindings/WorkspaceFolders";
@@ -103,6 +111,32 @@ export const setSamplingPreference = (
 ): Promise<SamplingPreferenceRow[]> => call("set_sampling_preference", { server, policy, limits: limits ?? null });
 export const forgetSamplingPreference = (server: string): Promise<SamplingPreferenceRow[]> =>
   call("forget_sampling_preference", { server });
+export const listResources = (server: string): Promise<ResourceCatalog> => call("list_resources", { server });
+/** Reads a resource; the Rust side caps its text and keeps non-image blobs (only their size and type come here). */
+export const readResource = (server: string, uri: string): Promise<ResourceView> =>
+  call("read_resource", { server, uri });
+/** Reads the resource again and saves its blob `index` where the user picks (native dialog); null: cancelled. */
+export const saveResourceBlob = (server: string, uri: string, index: number): Promise<SavedBlob | null> =>
+  call("save_resource_blob", { server, uri, index });
+export const templateVariables = (template: string): Promise<TemplateVariable[]> =>
+  call("template_variables", { template });
+export const expandTemplate = (template: string, values: Record<string, string>): Promise<string> =>
+  call("expand_template", { template, values });
+export const listPrompts = (server: string): Promise<PromptCatalog> => call("list_prompts", { server });
+export const getPrompt = (server: string, name: string, args: Record<string, string>): Promise<PromptView> =>
+  call("get_prompt", { server, name, args });
+/** Suggestions for `argument`; `context` holds the other fields (the Rust side keeps the filled ones). */
+export const complete = (
+  server: string,
+  target: CompletionTarget,
+  argument: string,
+  value: string,
+  context: Record<string, string>,
+): Promise<Completion> => call("complete", { server, target, argument, value, context });
+/** Subscribes to a resource's updates (or unsubscribes); the URIs subscribed to now. */
+export const subscribeResource = (server: string, uri: string, on: boolean): Promise<string[]> =>
+  call("subscribe_resource", { server, uri, on });
+export const setLogLevel = (server: string, level: string): Promise<null> => call("set_log_level", { server, level });
 export const smokeRendered = (rows: RenderedRow[]): Promise<null> => call("smoke_rendered", { rows });
 
 export const onHostEvent = (handler: (event: HostEvent) => void): Promise<UnlistenFn> =>

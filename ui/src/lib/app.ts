@@ -5,12 +5,15 @@ import * as api from "./api";
 import type { StartupReport } from "../bindings/StartupReport";
 import { createActivity } from "./stores/activity";
 import { createCalls } from "./stores/calls";
+import { createPrompts, createResources } from "./stores/catalog";
 import { createDialogs } from "./stores/dialogs";
 import { createNotices } from "./stores/notices";
 import { createPaused } from "./stores/paused";
 import { createSelection } from "./stores/selection";
 import { createServers } from "./stores/servers";
 import { createTools } from "./stores/tools";
+import { createViewer } from "./stores/viewer";
+import { createLogLevels, createViews } from "./stores/views";
 import { createWorkspace } from "./stores/workspace";
 
 export function createApp() {
@@ -24,6 +27,11 @@ export function createApp() {
   const tools = createTools();
   const workspace = createWorkspace(notices);
   const paused = createPaused(notices);
+  const resources = createResources();
+  const prompts = createPrompts();
+  const viewer = createViewer();
+  const views = createViews();
+  const logLevels = createLogLevels(notices);
 
   async function start(): Promise<void> {
     try {
@@ -40,6 +48,9 @@ export function createApp() {
         tools.handleEvent(event);
         workspace.handleEvent(event);
         paused.handleEvent(event);
+        resources.handleEvent(event);
+        prompts.handleEvent(event);
+        viewer.handleEvent(event);
       }),
       api.onInputRequest((input) => {
         activity.inputRequest(input);
@@ -61,6 +72,11 @@ export function createApp() {
     tools,
     workspace,
     paused,
+    resources,
+    prompts,
+    viewer,
+    views,
+    logLevels,
     start,
   };
 }

@@ -23,7 +23,15 @@ describe("resultView", () => {
       { kind: "image", src: "data:image/png;base64,iVBORw0KGgo=", mimeType: "image/png", bytes: 8 },
       { kind: "audio", mimeType: "audio/wav", bytes: 3 },
       { kind: "link", uri: "file:///a.txt", name: "a.txt", description: "A file", mimeType: "text/plain" },
-      { kind: "resource", uri: "test://r", mimeType: "text/plain", text: "inside", bytes: null, image: null },
+      {
+        kind: "resource",
+        uri: "test://r",
+        mimeType: "text/plain",
+        text: "inside",
+        bytes: null,
+        image: null,
+        content: { kind: "text", uri: "test://r", mimeType: "text/plain", text: "inside", truncated: false, bytes: 6 },
+      },
       {
         kind: "resource",
         uri: "test://b",
@@ -31,10 +39,28 @@ describe("resultView", () => {
         text: null,
         bytes: 6,
         image: "data:image/gif;base64,R0lGODlh",
+        content: { kind: "image", uri: "test://b", mimeType: "image/gif", data: "R0lGODlh", bytes: 6 },
       },
       { kind: "other", label: "mystery", json: '{\n  "type": "mystery",\n  "x": 1\n}' },
     ]);
     expect(view.structured).toBe('{\n  "sum": 3\n}');
+  });
+
+  it("gives an embedded binary resource to the viewer by its size only", () => {
+    const [blob, empty] = resultView({
+      content: [
+        { type: "resource", resource: { uri: "test://z", mimeType: "application/zip", blob: "UEsDBA==" } },
+        { type: "resource", resource: { uri: "test://e" } },
+      ],
+    }).parts;
+    expect(blob?.kind === "resource" && blob.content).toEqual({
+      kind: "blob",
+      uri: "test://z",
+      mimeType: "application/zip",
+      bytes: 4,
+      index: 0,
+    });
+    expect(empty?.kind === "resource" && empty.content).toEqual({ kind: "empty", uri: "test://e" });
   });
 
   it("flags isError and survives a malformed result", () => {

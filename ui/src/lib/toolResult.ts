@@ -1,6 +1,7 @@
 // A CallToolResult (untrusted JSON from the server) turned into parts the result view can show safely: text stays
 // text, images only as base64 data: URLs of raster/SVG image types, links only as text to copy.
 
+import type { ContentView } from "../bindings/ContentView";
 import type { JsonValue } from "../bindings/serde_json/JsonValue";
 
 export type ResultPart =
@@ -15,6 +16,8 @@ export type ResultPart =
       text: string | null;
       bytes: number | null;
       image: string | null;
+      /** The same contents as the resource viewer shows a read one (its Open button shows them there). */
+      content: ContentView;
     }
   | { kind: "other"; label: string; json: string };
 
@@ -91,20 +94,49 @@ function part(item: JsonValue): ResultPart {
     case "resource": {
       const resource = item["resource"];
       if (!isObj(resource) || text(resource["uri"]) === null) return other("embedded resource");
+      const uri = text(resource["uri"]) ?? "";
       const mimeType = text(resource["mimeType"]);
       const blob = text(resource["blob"]);
+      const body = text(resource["text"]);
+      const image = imageSrc(mimeType, blob);
       return {
         kind: "resource",
-        uri: text(resource["uri"]) ?? "",
+        uri,
         mimeType,
-        text: text(resource["text"]),
+        text: body,
         bytes: blob === null ? null : base64Bytes(blob),
-        image: imageSrc(mimeType, blob),
+        image,
+        content: embeddedContent(uri, mimeType, body, blob, image !== null),
       };
     }
     default:
       return other(typeof item["type"] === "string" ? item["type"] : "content item");
   }
+}
+
+/** An embedded resource as a viewer content item (a blob other than an image is named by its size only). */
+function embeddedContent(
+  uri: string,
+  mimeType: string | null,
+  body: string | null,
+  blob: string | null,
+  isImage: boolean,
+): ContentView {
+  const typed = mimeType === null ? {} : { mimeType };
+  if (body !== null) {
+    return { kind: "text", uri, ...typed, text: body, truncated: false, bytes: new TextEncoder().encode(body).length };
+  }
+  if (blob === null) return { kind: "empty", uri };
+  if (isImage && mimeType !== null) {
+    return {
+      kind: "image",
+      uri,
+      mimeType: mimeType.toLowerCase(),
+      data: blob.replace(/\s/g, ""),
+      bytes: base64Bytes(blob),
+    };
+  }
+  return { kind: "blob", uri, ...typed, bytes: base64Bytes(blob), index: 0 };
 }
 
 export function resultView(result: JsonValue): ResultView {
