@@ -13,7 +13,8 @@
 //! server's roots, the roots preference, closing it); the reference filesystem server covers the path picker and
 //! the refusal of a path outside the workspace; the everything server's elicitation tools cover the form and URL
 //! dialogs (a recording `BROWSER` stands in for the system browser), and its `trigger-sampling-request` the sampling
-//! review and settings (a fake OpenAI-compatible provider the test starts on loopback stands in for the LLM).
+//! review and settings (a fake OpenAI-compatible provider the test starts on loopback stands in for the LLM), and its
+//! resources, prompts, completion and subscription updates the Resources and Prompts views.
 //!
 //! One test binary, `app` (run.sh and the Makefile run `--test app`): the groups of tests are its modules under
 //! app/, and the timeouts and helpers they share are here.
@@ -21,6 +22,8 @@
 
 // A crate root looks for its modules beside itself (tests/servers.rs); the paths keep them in app/, next to the
 // root they belong to.
+#[path = "app/catalog.rs"]
+mod catalog;
 #[path = "app/elicitation.rs"]
 mod elicitation;
 #[path = "app/sampling.rs"]
