@@ -1,7 +1,9 @@
-// Fixture data for the dev harness: three servers (ready legacy, ready modern, failed with stderr) and tools with
-// varied input schemas.
+// Fixture data for the dev harness: three servers (ready legacy, ready modern, failed with stderr), tools with
+// varied input schemas, and the everything server's resources, prompts and completions.
 
 import type { ImportSource } from "../src/bindings/ImportSource";
+import type { PromptCatalog } from "../src/bindings/PromptCatalog";
+import type { ResourceCatalog } from "../src/bindings/ResourceCatalog";
 import type { ServerEntry } from "../src/bindings/ServerEntry";
 import type { ServerSummary } from "../src/bindings/ServerSummary";
 import type { ToolInfo } from "../src/bindings/ToolInfo";
@@ -205,3 +207,83 @@ export const importSources: ImportSource[] = [
     error: "line 3, column 5: expected `,` or `}`",
   },
 ];
+
+/** The everything server's resources and prompts, as the Rust side shapes them. */
+export const resources: ResourceCatalog = {
+  resources: [
+    {
+      uri: "demo://resource/static/document/architecture.md",
+      name: "architecture.md",
+      description: "Static document file exposed from /docs: architecture.md",
+      mimeType: "text/markdown",
+    },
+    { uri: "demo://resource/static/document/features.md", name: "features.md", mimeType: "text/markdown" },
+    { uri: "demo://resource/static/image/logo.png", name: "logo.png", mimeType: "image/png" },
+    { uri: "demo://resource/static/blob/archive.zip", name: "archive.zip", mimeType: "application/zip" },
+    { uri: "demo://resource/static/large.log", name: "large.log", mimeType: "text/plain", size: 52428800 },
+  ],
+  templates: [
+    { uriTemplate: "demo://resource/dynamic/text/{resourceId}", name: "Dynamic Text Resource", mimeType: "text/plain" },
+    { uriTemplate: "demo://resource/dynamic/blob/{resourceId}", name: "Dynamic Blob Resource" },
+  ],
+  canSubscribe: true,
+  subscribed: [],
+  canComplete: true,
+  skipped: 0,
+};
+
+export const ARCHITECTURE = `# Everything Server – Architecture
+
+This documentation summarizes the current layout and runtime architecture of the \`src/everything\` package.
+It explains how the server starts, how transports are wired, where tools, prompts, and resources are registered.
+`;
+
+export const prompts: PromptCatalog = {
+  prompts: [
+    { name: "simple-prompt", title: "Simple Prompt", arguments: [] },
+    {
+      name: "args-prompt",
+      title: "Arguments Prompt",
+      arguments: [
+        { name: "city", description: "Name of the city", required: true },
+        { name: "state", description: "Name of the state", required: false },
+      ],
+    },
+    {
+      name: "completable-prompt",
+      title: "Team Management",
+      description: "First argument choice narrows values for second argument.",
+      arguments: [
+        { name: "department", description: "Choose the department.", required: true },
+        { name: "name", description: "Choose a team member to lead the selected department.", required: true },
+      ],
+    },
+    {
+      name: "resource-prompt",
+      title: "Resource Prompt",
+      description: "A prompt that includes an embedded resource reference",
+      arguments: [
+        { name: "resourceType", description: "Type of resource to fetch", required: true },
+        { name: "resourceId", description: "ID of the text resource to fetch", required: true },
+      ],
+    },
+  ],
+  canComplete: true,
+  skipped: 0,
+};
+
+/** The completions the everything server gives. */
+export const completions: Record<string, (value: string, context: Record<string, string>) => string[]> = {
+  department: (v) => ["Engineering", "Sales", "Marketing", "Support"].filter((d) => d.startsWith(v)),
+  name: (v, c) =>
+    (
+      ({
+        Engineering: ["Alice", "Bob", "Charlie"],
+        Sales: ["David", "Eve", "Frank"],
+        Marketing: ["Grace", "Henry", "Iris"],
+        Support: ["John", "Kim", "Lee"],
+      }) as Record<string, string[]>
+    )[c["department"] ?? ""]?.filter((n) => n.startsWith(v)) ?? [],
+  resourceType: (v) => ["Text", "Blob"].filter((t) => t.startsWith(v)),
+  resourceId: (v) => (Number.isInteger(Number(v)) && Number(v) > 0 ? [v] : []),
+};

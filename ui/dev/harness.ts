@@ -7,6 +7,8 @@ import { mockIPC } from "@tauri-apps/api/mocks";
 import type { HostEvent } from "../src/bindings/HostEvent";
 import type { PathParam } from "../src/bindings/PathParam";
 import type { PendingInput } from "../src/bindings/PendingInput";
+import type { PromptView } from "../src/bindings/PromptView";
+import type { ResourceView } from "../src/bindings/ResourceView";
 import type { Root } from "../src/bindings/Root";
 import type { SamplingPreferenceRow } from "../src/bindings/SamplingPreferenceRow";
 import type { SamplingSettings } from "../src/bindings/SamplingSettings";
@@ -96,6 +98,92 @@ const hostEvent = (event: HostEvent): Promise<void> => emit("host-event", event)
 const reject = (code: string, message: string, fields: { field: string; message: string }[] = []): never => {
   throw { code, message, fields };
 };
+
+/** A read resource as the Rust side shapes it (text capped at 1 MiB, images as base64, other blobs by size). */
+function readResource(uri: string): ResourceView {
+  if (uri.endsWith("architecture.md")) {
+    return {
+      uri,
+      contents: [
+        { kind: "text", uri, mimeType: "text/markdown", text: fixtures.ARCHITECTURE, truncated: false, bytes: 260 },
+      ],
+    };
+  }
+  if (uri.endsWith("logo.png")) {
+    return { uri, contents: [{ kind: "image", uri, mimeType: "image/png", data: fixtures.PNG, bytes: 1056 }] };
+  }
+  if (uri.endsWith("archive.zip") || uri.includes("/blob/")) {
+    return { uri, contents: [{ kind: "blob", uri, mimeType: "application/zip", bytes: 48213, index: 0 }] };
+  }
+  if (uri.endsWith("large.log")) {
+    const line = "2026-08-31T12:00:00Z INFO request served in 3 ms\n";
+    return {
+      uri,
+      contents: [
+        { kind: "text", uri, mimeType: "text/plain", text: line.repeat(200), truncated: true, bytes: 52428800 },
+      ],
+    };
+  }
+  const id = /\/text\/(.+)$/.exec(uri)?.[1];
+  if (id !== undefined) {
+    const text = `Resource ${decodeURIComponent(id)}: This is a plaintext resource created at ${new Date().toLocaleTimeString()}`;
+    return {
+      uri,
+      contents: [{ kind: "text", uri, mimeType: "text/plain", text, truncated: false, bytes: text.length }],
+    };
+  }
+  return reject("server_error", `Resource ${uri} not found`);
+}
+
+function getPrompt(name: string, args: Record<string, string>): PromptView {
+  const text = (t: string): PromptView["messages"][number] => ({
+    role: "user",
+    blocks: [{ kind: "text", text: t, truncated: false }],
+  });
+  switch (name) {
+    case "completable-prompt": {
+      const t = `Please promote ${args["name"] ?? ""} to the head of the ${args["department"] ?? ""} team.`;
+      return { messages: [text(t)], text: t };
+    }
+    case "args-prompt": {
+      const t = `What's weather in ${args["city"] ?? ""}${args["state"] !== undefined ? `, ${args["state"]}` : ""}?`;
+      return { messages: [text(t)], text: t };
+    }
+    case "resource-prompt": {
+      const intro = `This prompt includes the ${args["resourceType"] ?? ""} resource with id: ${args["resourceId"] ?? ""}. Please analyze the following resource:`;
+      const uri = `demo://resource/dynamic/text/${args["resourceId"] ?? ""}`;
+      const body = `Resource ${args["resourceId"] ?? ""}: This is a plaintext resource`;
+      return {
+        messages: [
+          {
+            role: "user",
+            blocks: [
+              { kind: "text", text: intro, truncated: false },
+              {
+                kind: "resource",
+                content: {
+                  kind: "text",
+                  uri,
+                  mimeType: "text/plain",
+                  text: body,
+                  truncated: false,
+                  bytes: body.length,
+                },
+              },
+            ],
+          },
+          { role: "assistant", blocks: [{ kind: "image", mimeType: "image/png", data: fixtures.PNG, bytes: 1056 }] },
+        ],
+        text: `${intro}\n${body}`,
+      };
+    }
+    default:
+      return {
+        messages: [text("This is a simple prompt without arguments.")],
+        text: "This is a simple prompt without arguments.",
+      };
+  }
+}
 
 async function callTool(
   callId: string,
@@ -294,6 +382,49 @@ mockIPC(
       case "forget_sampling_preference":
         sampling.preferences = sampling.preferences.filter((p) => p.server !== (args["server"] as string));
         return structuredClone(sampling.preferences);
+      case "list_resources":
+        await sleep(150);
+        return structuredClone(fixtures.resources);
+      case "read_resource":
+        await sleep(150);
+        return readResource(args["uri"] as string);
+      case "save_resource_blob":
+        await sleep(300);
+        return { path: "/home/you/Downloads/archive.zip", bytes: 48213 };
+      case "template_variables": {
+        const template = args["template"] as string;
+        return Array.from(template.matchAll(/\{([+#]?)([^}]+)\}/g), (m) => ({ name: m[2]!, reserved: m[1] !== "" }));
+      }
+      case "expand_template": {
+        const values = args["values"] as Record<string, string>;
+        return (args["template"] as string).replace(/\{[+#]?([^}]+)\}/g, (_, v: string) =>
+          encodeURIComponent(values[v] ?? ""),
+        );
+      }
+      case "list_prompts":
+        await sleep(150);
+        return structuredClone(fixtures.prompts);
+      case "get_prompt":
+        await sleep(200);
+        return getPrompt(name, args["args"] as Record<string, string>);
+      case "complete": {
+        await sleep(60);
+        const complete = fixtures.completions[args["argument"] as string];
+        const values = complete?.(args["value"] as string, args["context"] as Record<string, string>) ?? [];
+        return { values, total: values.length, hasMore: false };
+      }
+      case "subscribe_resource": {
+        const list = fixtures.resources.subscribed;
+        const uri = args["uri"] as string;
+        fixtures.resources.subscribed =
+          args["on"] === true ? [...list.filter((u) => u !== uri), uri] : list.filter((u) => u !== uri);
+        return [...fixtures.resources.subscribed];
+      }
+      case "set_log_level":
+        if (args["server"] === "py-modern" && args["level"] === "emergency") {
+          return reject("protocol", "py-modern refused the level");
+        }
+        return null;
       default:
         return reject("unknown_command", `the harness does not mock ${cmd}`);
     }
@@ -487,6 +618,11 @@ async function chooseTool(server: string, tool: string): Promise<void> {
   await click(`[data-testid="tool-item"][data-tool="${tool}"]`);
 }
 
+async function showView(server: string, view: string): Promise<void> {
+  await click(`[data-testid="server-row"][data-server="${server}"] .name`);
+  await click(`[data-testid="view-tab"][data-view="${view}"]`);
+}
+
 async function activity(): Promise<void> {
   await hostEvent({ event: "server_status", server: "everything", status: "starting" });
   await hostEvent({ event: "server_status", server: "everything", status: "ready" });
@@ -671,6 +807,54 @@ async function play(): Promise<void> {
       pick.dispatchEvent(new Event("change", { bubbles: true }));
       break;
     }
+    case "resources":
+      await showView("everything", "resources");
+      await click('[data-testid="resource-item"][data-uri="demo://resource/static/document/architecture.md"]');
+      break;
+    case "resource-image":
+      await showView("everything", "resources");
+      await click('[data-testid="resource-item"][data-uri="demo://resource/static/image/logo.png"]');
+      break;
+    case "resource-blob":
+      await showView("everything", "resources");
+      await click('[data-testid="resource-item"][data-uri="demo://resource/static/blob/archive.zip"]');
+      await click('[data-testid="resource-save"]');
+      break;
+    case "resource-large":
+      await showView("everything", "resources");
+      await click('[data-testid="resource-item"][data-uri="demo://resource/static/large.log"]');
+      break;
+    case "resource-updated":
+      await showView("everything", "resources");
+      await click('[data-testid="resource-item"][data-uri="demo://resource/static/document/architecture.md"]');
+      await click('[data-testid="resource-subscribe"]');
+      // Late enough for "updated" to be on screen when dev/shoot.sh takes the picture (virtual time 4 s).
+      await sleep(2500);
+      await hostEvent({
+        event: "resource_updated",
+        server: "everything",
+        uri: "demo://resource/static/document/architecture.md",
+      });
+      break;
+    case "template":
+      await showView("everything", "resources");
+      await click('[data-testid="template-item"][data-template="demo://resource/dynamic/text/{resourceId}"]');
+      await type('[data-testid="template-var"][data-var="resourceId"]', "4");
+      break;
+    case "prompt":
+      await showView("everything", "prompts");
+      await click('[data-testid="prompt-item"][data-prompt="completable-prompt"]');
+      await type('[data-testid="prompt-arg"][data-arg="department"]', "E");
+      await click('[data-testid="completion-option"][data-value="Engineering"]');
+      await type('[data-testid="prompt-arg"][data-arg="name"]', "A");
+      break;
+    case "prompt-messages":
+      await showView("everything", "prompts");
+      await click('[data-testid="prompt-item"][data-prompt="resource-prompt"]');
+      await type('[data-testid="prompt-arg"][data-arg="resourceType"]', "Text");
+      await type('[data-testid="prompt-arg"][data-arg="resourceId"]', "2");
+      await click('[data-testid="prompt-get"]');
+      break;
     case "stderr":
       (await waitFor<HTMLDetailsElement>('[data-server="broken"] [data-testid="server-stderr"]')).open = true;
       (await waitFor<HTMLDetailsElement>('[data-server="everything"] [data-testid="server-instructions"]')).open = true;
