@@ -193,7 +193,7 @@ fn modern_era_prompts_and_reads_that_need_input_and_listen_for_updates() {
 }
 
 #[test]
-fn lists_that_never_end_are_read_to_a_bound_with_a_notice() {
+fn lists_that_never_end_and_completion_floods_are_bounded() {
     let bad = stdio_server(
         Path::new("python3"),
         &[fixture("bad_server.py").to_str().unwrap(), "paginate"],
@@ -215,6 +215,10 @@ fn lists_that_never_end_are_read_to_a_bound_with_a_notice() {
     );
     let notices = std::fs::read_to_string(&events).unwrap();
     assert!(notices.contains("pagination_bounded"), "{notices}");
+    // A completion flood (10,000 values) is cut to the spec's 100.
+    let values = ok_json(&scratch, &["complete", "bad", "prompt", "again", "x", ""]);
+    assert_eq!(values.as_array().unwrap().len(), 100);
+    assert_eq!(values[0], "value 0");
     assert!(
         stderr_text(&out).contains("partial"),
         "{}",

@@ -59,6 +59,8 @@ impl SlotState {
     }
 }
 
+mod choices;
+
 struct Slot {
     def: ServerDef,
     state: watch::Sender<SlotState>,
@@ -183,44 +185,6 @@ impl Host {
         for slot in &fresh {
             self.start_slot(slot).await;
         }
-    }
-
-    /// Subscribes to `uri` on `server` (and again after each restart of it), or unsubscribes.
-    pub async fn subscribe(
-        &self,
-        server: &str,
-        uri: &str,
-        on: bool,
-    ) -> Result<(), ConnectionError> {
-        let slot = self
-            .slot(server)
-            .ok_or_else(|| ConnectionError::Config(format!("there is no server \"{server}\"")))?;
-        let conn = self.connection(server).await?;
-        if on {
-            conn.subscribe(uri).await?;
-        } else {
-            conn.unsubscribe(uri).await?;
-        }
-        if let Ok(mut set) = slot.subscriptions.lock() {
-            if on {
-                set.insert(uri.to_string());
-            } else {
-                set.remove(uri);
-            }
-        }
-        Ok(())
-    }
-
-    /// Sets the log level of `server` (kept for its restarts).
-    pub async fn set_log_level(&self, server: &str, level: &str) -> Result<(), ConnectionError> {
-        let slot = self
-            .slot(server)
-            .ok_or_else(|| ConnectionError::Config(format!("there is no server \"{server}\"")))?;
-        self.connection(server).await?.set_log_level(level).await?;
-        if let Ok(mut chosen) = slot.log_level.lock() {
-            *chosen = Some(level.to_string());
-        }
-        Ok(())
     }
 
     /// The broker every server's questions go through (its guard pauses and resumes servers).

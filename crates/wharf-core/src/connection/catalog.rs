@@ -252,6 +252,13 @@ impl Connection {
         Ok(())
     }
 
+    /// No level any more: modern requests stop carrying one.
+    pub fn clear_log_level(&self) {
+        if let Ok(mut chosen) = self.log_level.lock() {
+            *chosen = None;
+        }
+    }
+
     pub(crate) fn modern_log_level(&self) -> Option<String> {
         if self.identity.era != crate::era::Era::Modern {
             return None;
