@@ -9,21 +9,9 @@
 mod peers;
 
 use std::path::Path;
-use std::process::Command;
 
 use peers::*;
 use serde_json::{json, Value};
-
-fn everything_stdio() -> Value {
-    stdio_server(
-        Path::new("node"),
-        &[everything_js().to_str().unwrap(), "stdio"],
-    )
-}
-
-fn python_modern() -> Value {
-    stdio_server(&python(), &[fixture("py_server.py").to_str().unwrap()])
-}
 
 fn ok_json(scratch: &Scratch, args: &[&str]) -> Value {
     let out = scratch.run(args);
@@ -127,13 +115,8 @@ fn everything_resources_prompts_and_completion_over_stdio() {
 
 #[test]
 fn everything_resources_prompts_and_completion_over_http() {
-    let port = free_port();
-    let mut cmd = Command::new("node");
-    cmd.arg(everything_js())
-        .arg("streamableHttp")
-        .env("PORT", port.to_string());
-    let _peer = Peer::start(cmd, "listening on port");
-    everything_offers(json!({"type": "http", "url": format!("http://127.0.0.1:{port}/mcp")}));
+    let http = everything_http();
+    everything_offers(json!({"type": "http", "url": http.url}));
 }
 
 #[test]
@@ -156,7 +139,7 @@ fn legacy_subscriptions_bring_resource_updates_to_the_session() {
 
 #[test]
 fn modern_era_prompts_and_reads_that_need_input_and_listen_for_updates() {
-    let scratch = Scratch::new(json!({ "servers": { "py": python_modern() } }));
+    let scratch = Scratch::new(json!({ "servers": { "py": python_stdio() } }));
     let answers = scratch.dir.path().join("answers.json");
     std::fs::write(
         &answers,
@@ -228,7 +211,7 @@ fn lists_that_never_end_and_completion_floods_are_bounded() {
 
 #[test]
 fn modern_log_levels_ride_on_each_request_and_a_flood_is_summarised() {
-    let scratch = Scratch::new(json!({ "servers": { "py": python_modern() } }));
+    let scratch = Scratch::new(json!({ "servers": { "py": python_stdio() } }));
     let mut session = scratch.session();
     let logs = |session: &Session| {
         session

@@ -8,23 +8,12 @@
 #[path = "support/peers.rs"]
 mod peers;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use peers::*;
 use serde_json::{json, Value};
-
-fn everything_stdio() -> Value {
-    stdio_server(
-        Path::new("node"),
-        &[everything_js().to_str().unwrap(), "stdio"],
-    )
-}
-
-fn python_modern() -> Value {
-    stdio_server(&python(), &[fixture("py_server.py").to_str().unwrap()])
-}
 
 /// A scripted user, a recording browser and an events file around one scratch config.
 struct Rig {
@@ -289,7 +278,7 @@ fn a_refused_url_is_declined_and_never_reaches_the_browser_whatever_the_answer()
 #[test]
 fn modern_era_form_and_url_go_through_mrtr() {
     let rig = Rig::new(
-        json!({ "py": python_modern() }),
+        json!({ "py": python_stdio() }),
         json!({
             "elicitation_form": {"action": "accept", "content": {"name": "Grace"}},
             "elicitation_url": {"action": "accept"}
@@ -340,29 +329,11 @@ fn a_server_with_elicitation_off_is_not_offered_it() {
     assert!(!tools("quiet").contains(&"trigger-url-elicitation".to_string()));
 }
 
-struct HttpEverything {
-    _peer: Peer,
-    url: String,
-}
-
-fn everything_http() -> HttpEverything {
-    let port = free_port();
-    let mut cmd = Command::new("node");
-    cmd.arg(everything_js())
-        .arg("streamableHttp")
-        .env("PORT", port.to_string());
-    let peer = Peer::start(cmd, "listening on port");
-    HttpEverything {
-        _peer: peer,
-        url: format!("http://127.0.0.1:{port}/mcp"),
-    }
-}
-
 /// `wharf` on a terminal (a pseudo-terminal from util-linux `script`): the form is asked field by field, Enter keeps
 /// a default, and the URL card shows the real host and its warnings before anything opens.
 #[test]
 fn an_interactive_terminal_asks_field_by_field_and_shows_the_url_first() {
-    let rig = Rig::new(json!({ "py": python_modern() }), json!({}));
+    let rig = Rig::new(json!({ "py": python_stdio() }), json!({}));
     let on_terminal = |typed: &str, tool: &str, args: Value| -> String {
         let input = rig.scratch.dir.path().join("typed.txt");
         std::fs::write(&input, typed).unwrap();

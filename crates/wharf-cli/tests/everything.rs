@@ -7,35 +7,8 @@
 #[path = "support/peers.rs"]
 mod peers;
 
-use std::process::Command;
-
 use peers::*;
 use serde_json::{json, Value};
-
-fn everything_stdio() -> Value {
-    stdio_server(
-        std::path::Path::new("node"),
-        &[everything_js().to_str().unwrap(), "stdio"],
-    )
-}
-
-struct HttpEverything {
-    _peer: Peer,
-    url: String,
-}
-
-fn everything_http() -> HttpEverything {
-    let port = free_port();
-    let mut cmd = Command::new("node");
-    cmd.arg(everything_js())
-        .arg("streamableHttp")
-        .env("PORT", port.to_string());
-    let peer = Peer::start(cmd, "listening on port");
-    HttpEverything {
-        _peer: peer,
-        url: format!("http://127.0.0.1:{port}/mcp"),
-    }
-}
 
 fn text_of(result: &Value) -> String {
     result["content"][0]["text"]

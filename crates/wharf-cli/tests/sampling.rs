@@ -12,19 +12,12 @@ mod peers;
 #[path = "support/fake_llm.rs"]
 mod fake_llm;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 use fake_llm::{chat_reply, FakeLlm};
 use peers::*;
 use serde_json::{json, Value};
-
-fn everything_stdio() -> Value {
-    stdio_server(
-        Path::new("node"),
-        &[everything_js().to_str().unwrap(), "stdio"],
-    )
-}
 
 struct Rig {
     scratch: Scratch,
@@ -145,13 +138,8 @@ fn a_legacy_sampling_request_is_reviewed_sent_and_its_reply_edited_over_stdio() 
 
 #[test]
 fn a_legacy_sampling_request_over_streamable_http() {
-    let port = free_port();
-    let mut cmd = Command::new("node");
-    cmd.arg(everything_js())
-        .arg("streamableHttp")
-        .env("PORT", port.to_string());
-    let _peer = Peer::start(cmd, "listening on port");
-    sampling_round_trip(json!({"type": "http", "url": format!("http://127.0.0.1:{port}/mcp")}));
+    let http = everything_http();
+    sampling_round_trip(json!({"type": "http", "url": http.url}));
 }
 
 #[test]

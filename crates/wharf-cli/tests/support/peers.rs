@@ -303,3 +303,35 @@ impl Drop for Peer {
         let _ = self.child.wait();
     }
 }
+
+/// `@modelcontextprotocol/server-everything` over stdio, as a server entry.
+pub fn everything_stdio() -> Value {
+    stdio_server(
+        Path::new("node"),
+        &[everything_js().to_str().unwrap(), "stdio"],
+    )
+}
+
+/// `@modelcontextprotocol/server-everything` serving Streamable HTTP on a free loopback port, stopped when dropped.
+pub struct HttpEverything {
+    _peer: Peer,
+    pub url: String,
+}
+
+pub fn everything_http() -> HttpEverything {
+    let port = free_port();
+    let mut cmd = Command::new("node");
+    cmd.arg(everything_js())
+        .arg("streamableHttp")
+        .env("PORT", port.to_string());
+    let peer = Peer::start(cmd, "listening on port");
+    HttpEverything {
+        _peer: peer,
+        url: format!("http://127.0.0.1:{port}/mcp"),
+    }
+}
+
+/// The python fixture server (tests/fixtures/py_server.py) over stdio, as a server entry: 2026-07-28 unless pinned.
+pub fn python_stdio() -> Value {
+    stdio_server(&python(), &[fixture("py_server.py").to_str().unwrap()])
+}
