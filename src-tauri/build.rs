@@ -47,6 +47,10 @@ const COMMANDS: &[&str] = &[
     "complete",
     "subscribe_resource",
     "set_log_level",
+    "log_level",
+    "clear_log_level",
+    "missing_inputs",
+    "provide_input",
 ];
 
 fn main() {

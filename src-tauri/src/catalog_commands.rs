@@ -1,7 +1,8 @@
 //! What a server offers besides tools, as the window's Resources and Prompts views use it: lists, reads, prompts,
 //! argument completion, subscriptions and the log level. Thin adapters over wharf-core's catalog (`Connection`'s
-//! `list_resources`, `read_resource`, `get_prompt`, `complete`...; `Host::subscribe` and `Host::set_log_level`), the
-//! answers shaped by `catalog_view` so the UI only renders them. Registered like the commands of `commands.rs`.
+//! `list_resources`, `read_resource`, `get_prompt`, `complete`...; `Host::subscribe`, and `Host::set_log_level`,
+//! `log_level` and `clear_log_level`), the answers shaped by `catalog_view` so the UI only renders them. Registered
+//! like the commands of `commands.rs`.
 //!
 //! The webview never names a file: a binary resource is not sent to it (only its size and type); Save re-reads it
 //! here and writes it where the user picks in the native save dialog, shown from Rust.
@@ -263,6 +264,22 @@ pub async fn subscribe_resource(
 pub async fn set_log_level(shell: State<'_, Shell>, server: String, level: String) -> Reply<()> {
     shell.host.set_log_level(&server, &level).await?;
     tracing::info!(server, level, "log level set from the UI");
+    Ok(())
+}
+
+/// The level chosen for the server (kept by the host across restarts and window reloads); none: never set, or
+/// cleared.
+#[tauri::command]
+pub fn log_level(shell: State<'_, Shell>, server: String) -> Option<String> {
+    shell.host.log_level(&server)
+}
+
+/// "off": forgets the chosen level. 2026-07-28 requests stop asking for log messages; a handshake-era server has no
+/// way to be told, and keeps the last level until it restarts.
+#[tauri::command]
+pub async fn clear_log_level(shell: State<'_, Shell>, server: String) -> Reply<()> {
+    shell.host.clear_log_level(&server).await?;
+    tracing::info!(server, "log level cleared from the UI");
     Ok(())
 }
 

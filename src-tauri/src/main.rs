@@ -11,6 +11,7 @@ mod calls;
 mod catalog_commands;
 mod catalog_view;
 mod commands;
+mod input_commands;
 mod logs;
 mod sampling_commands;
 mod shell;

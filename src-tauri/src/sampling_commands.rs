@@ -238,7 +238,7 @@ pub async fn delete_secret(name: String) -> Reply<bool> {
     Ok(deleted)
 }
 
-fn keyring_error(e: SecretError) -> CommandError {
+pub(crate) fn keyring_error(e: SecretError) -> CommandError {
     let code = match e {
         SecretError::InvalidName { .. } | SecretError::InvalidValue(_) => "invalid",
         _ => "keyring",

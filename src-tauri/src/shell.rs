@@ -271,6 +271,10 @@ pub fn run(
             crate::catalog_commands::complete,
             crate::catalog_commands::subscribe_resource,
             crate::catalog_commands::set_log_level,
+            crate::catalog_commands::log_level,
+            crate::catalog_commands::clear_log_level,
+            crate::input_commands::missing_inputs,
+            crate::input_commands::provide_input,
         ])
         .setup(move |app| {
             let handle = app.handle().clone();
