@@ -13,6 +13,7 @@ import type { Root } from "../src/bindings/Root";
 import type { SamplingPreferenceRow } from "../src/bindings/SamplingPreferenceRow";
 import type { SamplingSettings } from "../src/bindings/SamplingSettings";
 import type { ServerEntry } from "../src/bindings/ServerEntry";
+import type { MissingInput } from "../src/bindings/MissingInput";
 import type { JsonValue } from "../src/bindings/serde_json/JsonValue";
 import * as fixtures from "./fixtures";
 
@@ -37,6 +38,28 @@ const serverRoots = (server: string): { server: string; expose: boolean; roots: 
   expose: !hidden.has(server),
   roots: hidden.has(server) ? [] : rootsOf(folders),
 });
+/** The level the host keeps per server. */
+const logLevels = new Map<string, string>();
+/** The ${input:ID} values the keyring lacks (only in the scenes about them). */
+const INPUT_ERROR =
+  "headers.X-Api-Key: ${input:web-key} has no value yet: store it with `wharf secret set input:web-key` (value on stdin)";
+let missingInputs: MissingInput[] =
+  scene === "inputs" || scene === "input-server"
+    ? [
+        {
+          id: "web-key",
+          description: "API key for the web search server",
+          password: true,
+          servers: ["py-modern"],
+        },
+        {
+          id: "user",
+          description: "Your user name on the wiki",
+          password: false,
+          servers: ["py-modern", "everything"],
+        },
+      ]
+    : [];
 /** The fixture tools' path parameters, as the Rust side finds them. */
 const pathParams: { [tool: string]: PathParam[] } = {
   configure: [{ pointer: "paths[]", kind: "any", isArray: true, uri: false }],
@@ -424,7 +447,28 @@ mockIPC(
         if (args["server"] === "py-modern" && args["level"] === "emergency") {
           return reject("protocol", "py-modern refused the level");
         }
+        logLevels.set(args["server"] as string, args["level"] as string);
         return null;
+      case "log_level":
+        return logLevels.get(args["server"] as string) ?? null;
+      case "clear_log_level":
+        logLevels.delete(args["server"] as string);
+        return null;
+      case "missing_inputs":
+        return structuredClone(missingInputs);
+      case "provide_input": {
+        await sleep(150);
+        missingInputs = missingInputs.filter((m) => m.id !== args["id"]);
+        // The configuration applied again: a server with all its values starts.
+        for (const server of servers) {
+          if (server.status !== "failed" || missingInputs.some((m) => m.servers.includes(server.name))) continue;
+          if (server.error?.includes("${input:") !== true) continue;
+          server.status = "ready";
+          delete server.error;
+          void hostEvent({ event: "server_status", server: server.name, status: "ready" });
+        }
+        return structuredClone(missingInputs);
+      }
       default:
         return reject("unknown_command", `the harness does not mock ${cmd}`);
     }
@@ -855,6 +899,16 @@ async function play(): Promise<void> {
       await type('[data-testid="prompt-arg"][data-arg="resourceId"]', "2");
       await click('[data-testid="prompt-get"]');
       break;
+    case "inputs":
+    case "input-server": {
+      // py-modern lacks its key: failed, as the host reports it.
+      const py = servers.find((s) => s.name === "py-modern")!;
+      for (const key of ["era", "lifecycle", "serverInfo", "capabilities", "instructions"] as const) delete py[key];
+      Object.assign(py, { status: "failed", error: INPUT_ERROR });
+      await hostEvent({ event: "server_status", server: "py-modern", status: "failed", error: INPUT_ERROR });
+      if (scene === "input-server") await click('[data-testid="input-close"]');
+      break;
+    }
     case "stderr":
       (await waitFor<HTMLDetailsElement>('[data-server="broken"] [data-testid="server-stderr"]')).open = true;
       (await waitFor<HTMLDetailsElement>('[data-server="everything"] [data-testid="server-instructions"]')).open = true;

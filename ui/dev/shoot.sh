@@ -8,7 +8,7 @@ set -euo pipefail
 out=${1:-/tmp/wharf-shots}
 shift || true
 scenes=("$@")
-[ ${#scenes[@]} -gt 0 ] || scenes=(home tool tool-errors raw image structured links boom progress form edit import dialog elicit-form elicit-url sampling sampling-reply settings paused filter stderr workspace resources resource-image resource-blob resource-large resource-updated template prompt prompt-messages)
+[ ${#scenes[@]} -gt 0 ] || scenes=(home tool tool-errors raw image structured links boom progress form edit import dialog elicit-form elicit-url sampling sampling-reply settings paused filter stderr workspace resources resource-image resource-blob resource-large resource-updated template prompt prompt-messages inputs input-server)
 mkdir -p "$out"
 curl -fsS -o /dev/null http://localhost:4180/dev/index.html || { echo "shoot: the preview is not running" >&2; exit 1; }
 : >"$out/console.log"

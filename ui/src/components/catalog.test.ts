@@ -15,6 +15,8 @@ import * as api from "../lib/api";
 import { app } from "../lib/app";
 import { COMPLETION_DELAY_MS } from "../lib/completion";
 import type { CallState } from "../lib/stores/calls";
+import { createNotices } from "../lib/stores/notices";
+import { createLogLevels } from "../lib/stores/views";
 import ServerPanel from "./ServerPanel.svelte";
 import ToolResult from "./ToolResult.svelte";
 
@@ -34,6 +36,8 @@ vi.mock("../lib/api", async (importOriginal) => {
     complete: vi.fn(),
     subscribeResource: vi.fn(),
     setLogLevel: vi.fn(async () => null),
+    logLevel: vi.fn(async () => null),
+    clearLogLevel: vi.fn(async () => null),
   };
 });
 
@@ -489,12 +493,20 @@ describe("Prompts view", () => {
 });
 
 describe("log level", () => {
-  it("sets a level for the server; 'off' stays the unset state", async () => {
+  const levelSelect = (): HTMLSelectElement => $<HTMLSelectElement>('[data-testid="log-level"]');
+  function choose(level: string): void {
+    const select = levelSelect();
+    select.value = level;
+    select.dispatchEvent(new Event("change", { bubbles: true }));
+  }
+
+  it("sets a level for the server, and 'off' clears it", async () => {
     const s = server();
     show(ServerPanel, { server: s });
-    const select = $<HTMLSelectElement>('[data-testid="log-level"]');
-    expect(select.value).toBe("");
-    expect(Array.from(select.options).map((o) => o.value)).toEqual([
+    await flush();
+    expect(mocked.logLevel).toHaveBeenCalledWith(s.name);
+    expect(levelSelect().value).toBe("");
+    expect(Array.from(levelSelect().options).map((o) => o.value)).toEqual([
       "",
       "debug",
       "info",
@@ -505,19 +517,57 @@ describe("log level", () => {
       "alert",
       "emergency",
     ]);
-    select.value = "warning";
-    select.dispatchEvent(new Event("change", { bubbles: true }));
+    choose("warning");
     await flush();
     expect(mocked.setLogLevel).toHaveBeenCalledWith(s.name, "warning");
     expect(get(app.logLevels)[s.name]).toBe("warning");
-    expect($<HTMLSelectElement>('[data-testid="log-level"]').value).toBe("warning");
-    expect($<HTMLOptionElement>('[data-testid="log-level"] option[value=""]').disabled).toBe(true);
+    expect(levelSelect().value).toBe("warning");
+    // "off" stays choosable once a level is set.
+    expect($<HTMLOptionElement>('[data-testid="log-level"] option[value=""]').disabled).toBe(false);
 
     mocked.setLogLevel.mockRejectedValueOnce({ code: "protocol", message: "does not offer logging", fields: [] });
-    const again = $<HTMLSelectElement>('[data-testid="log-level"]');
-    again.value = "debug";
-    again.dispatchEvent(new Event("change", { bubbles: true }));
+    choose("debug");
     await flush();
-    expect($<HTMLSelectElement>('[data-testid="log-level"]').value).toBe("warning");
+    expect(levelSelect().value).toBe("warning");
+
+    choose("");
+    await flush();
+    expect(mocked.clearLogLevel).toHaveBeenCalledWith(s.name);
+    expect(mocked.setLogLevel).toHaveBeenCalledTimes(2);
+    expect(s.name in get(app.logLevels)).toBe(false);
+    expect(levelSelect().value).toBe("");
+    expect(levelSelect().disabled).toBe(false);
+  });
+
+  it("shows the level the host keeps when it loads (a window reload loses nothing)", async () => {
+    const s = server();
+    mocked.logLevel.mockResolvedValueOnce("error");
+    show(ServerPanel, { server: s });
+    await flush();
+    expect(mocked.logLevel).toHaveBeenCalledWith(s.name);
+    expect(levelSelect().value).toBe("error");
+
+    // A refused "off" keeps the level in force, and says why.
+    mocked.clearLogLevel.mockRejectedValueOnce({ code: "unknown_server", message: "there is no server", fields: [] });
+    choose("");
+    await flush();
+    expect(levelSelect().value).toBe("error");
+    expect(get(app.logLevels)[s.name]).toBe("error");
+    expect(get(app.notices).at(-1)?.text).toBe(`Cannot turn the log level of ${s.name} off: there is no server`);
+  });
+
+  it("does not let a late load undo a level chosen meanwhile", async () => {
+    const levels = createLogLevels(createNotices());
+    let answer!: (level: string | null) => void;
+    mocked.logLevel.mockReturnValueOnce(new Promise((r) => (answer = r)));
+    const loading = levels.load("s");
+    expect(await levels.set("s", "alert")).toBe(true);
+    answer("debug");
+    await loading;
+    expect(get(levels)).toEqual({ s: "alert" });
+
+    mocked.logLevel.mockResolvedValueOnce(null);
+    await levels.load("s");
+    expect(get(levels)).toEqual({});
   });
 });

@@ -45,6 +45,7 @@ vi.mock("../lib/api", async (importOriginal) => {
     setRootsPreference: vi.fn(),
     setPathPreference: vi.fn(),
     toolPathParams: vi.fn(async () => []),
+    missingInputs: vi.fn(async () => []),
   };
 });
 

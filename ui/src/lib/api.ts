@@ -10,6 +10,7 @@ import type { HostEvent } from "../bindings/HostEvent";
 import type { ImportSource } from "../bindings/ImportSource";
 import type { InputAnswer } from "../bindings/InputAnswer";
 import type { InputResolved } from "../bindings/InputResolved";
+import type { MissingInput } from "../bindings/MissingInput";
 import type { PathArgumentPolicy } from "../bindings/PathArgumentPolicy";
 import type { PathParam } from "../bindings/PathParam";
 import type { PendingInput } from "../bindings/PendingInput";
@@ -137,6 +138,15 @@ export const complete = (
 export const subscribeResource = (server: string, uri: string, on: boolean): Promise<string[]> =>
   call("subscribe_resource", { server, uri, on });
 export const setLogLevel = (server: string, level: string): Promise<null> => call("set_log_level", { server, level });
+/** The level the host keeps for the server; null: never set or cleared ("off"). */
+export const logLevel = (server: string): Promise<string | null> => call("log_level", { server });
+/** "off": the host forgets the level it asks the server for. */
+export const clearLogLevel = (server: string): Promise<null> => call("clear_log_level", { server });
+/** The configuration's `${input:ID}` values the OS keyring lacks (ids and descriptions only, never a value). */
+export const missingInputs = (): Promise<MissingInput[]> => call("missing_inputs");
+/** Stores a value for `${input:ID}` (write-only) and re-applies the configuration; the inputs still missing. */
+export const provideInput = (id: string, value: string): Promise<MissingInput[]> =>
+  call("provide_input", { id, value });
 export const smokeRendered = (rows: RenderedRow[]): Promise<null> => call("smoke_rendered", { rows });
 
 export const onHostEvent = (handler: (event: HostEvent) => void): Promise<UnlistenFn> =>

@@ -7,6 +7,7 @@ import { createActivity } from "./stores/activity";
 import { createCalls } from "./stores/calls";
 import { createPrompts, createResources } from "./stores/catalog";
 import { createDialogs } from "./stores/dialogs";
+import { createInputs } from "./stores/inputs";
 import { createNotices } from "./stores/notices";
 import { createPaused } from "./stores/paused";
 import { createSelection } from "./stores/selection";
@@ -32,6 +33,7 @@ export function createApp() {
   const viewer = createViewer();
   const views = createViews();
   const logLevels = createLogLevels(notices);
+  const inputs = createInputs(notices);
 
   async function start(): Promise<void> {
     try {
@@ -58,7 +60,8 @@ export function createApp() {
       }),
       api.onInputResolved(({ id }) => dialogs.resolved(id)),
     ]);
-    await Promise.all([selection.load(), servers.refresh(), dialogs.load(), workspace.load()]);
+    // The configuration's ${input:ID} values the keyring lacks are asked for once the window shows.
+    await Promise.all([selection.load(), servers.refresh(), dialogs.load(), workspace.load(), inputs.check()]);
   }
 
   return {
@@ -77,6 +80,7 @@ export function createApp() {
     viewer,
     views,
     logLevels,
+    inputs,
     start,
   };
 }
