@@ -2,7 +2,8 @@
 //! document is read and its text shown in the viewer; in the Prompts view `completable-prompt` is filled with the
 //! server's completion ("E" in `department` suggests "Engineering"), the prompt is got, and its messages shown.
 //! A tool result's resource links open in the viewer (a blob: its size and type with Save; a text: its text), and a
-//! subscribed resource is read again when the server says it changed (`toggle-subscriber-updates`).
+//! subscribed resource is read again when the server says it changed (`toggle-subscriber-updates`). The log level
+//! chooser shows the level the host keeps after a reload of the window, and "off" clears it.
 
 use super::*;
 use wharf_e2e::{everything_server, with_app};
@@ -232,6 +233,56 @@ async fn resource_links_open_in_the_viewer_which_follows_a_subscribed_resource()
         )
         .await?;
         app.screenshot("resource-updated").await?;
+        Ok(())
+    })
+    .await
+}
+
+/// The value the log level chooser shows now ("" is off), or None while it is missing or being replaced.
+async fn shown_level(app: &App, select: &str) -> Result<Option<String>> {
+    let Some(element) = app.client().find_all(Locator::Css(select)).await?.pop() else {
+        return Ok(None);
+    };
+    Ok(element.prop("value").await.ok().flatten())
+}
+
+#[tokio::test]
+async fn the_log_level_survives_a_window_reload_and_off_clears_it() -> Result<()> {
+    with_app(everything_config(), async |app| {
+        let status = in_row("everything", "server-status");
+        app.wait_for_text(Locator::Css(&status), "ready", SERVER_READY)
+            .await?;
+        let select = r#"[data-testid="log-level"][data-server="everything"]"#;
+        app.choose(Locator::Css(select), "warning", UI).await?;
+        app.wait_for_log("log level set from the UI", 1, UI).await?;
+
+        // A reload of the window starts the UI afresh: the chooser takes the level the host keeps.
+        app.client().refresh().await?;
+        app.wait_for_text(Locator::Css(&status), "ready", UI)
+            .await?;
+        app.wait_until("the chooser to show the host's level", UI, async || {
+            Ok(shown_level(app, select)
+                .await?
+                .filter(|v| v == "warning")
+                .map(|_| ()))
+        })
+        .await?;
+
+        // "off" can be chosen once a level is set: the host forgets it.
+        app.choose(Locator::Css(select), "off (not set)", UI)
+            .await?;
+        app.wait_for_log("log level cleared from the UI", 1, UI)
+            .await?;
+        app.wait_until("the chooser to show off", UI, async || {
+            Ok(shown_level(app, select)
+                .await?
+                .filter(String::is_empty)
+                .map(|_| ()))
+        })
+        .await?;
+        // And it stays off: a level chosen again is set, not refused.
+        app.choose(Locator::Css(select), "debug", UI).await?;
+        app.wait_for_log("log level set from the UI", 2, UI).await?;
         Ok(())
     })
     .await
