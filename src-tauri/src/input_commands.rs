@@ -162,7 +162,7 @@ fn used_inputs(root: &Value) -> Vec<(String, Vec<String>)> {
                 continue;
             }
             let mut ids = Vec::new();
-            collect_ids(def, &mut ids);
+            wharf_core::secrets::collect_input_ids(def, &mut ids);
             for id in ids {
                 match used.iter_mut().find(|(known, _)| known == &id) {
                     Some((_, names)) => {
@@ -176,27 +176,6 @@ fn used_inputs(root: &Value) -> Vec<(String, Vec<String>)> {
         }
     }
     used
-}
-
-/// Every `${input:ID}` in the strings of `value`, once each, in order (as `wharf` finds them).
-fn collect_ids(value: &Value, ids: &mut Vec<String>) {
-    match value {
-        Value::String(s) => {
-            let mut rest = s.as_str();
-            while let Some(start) = rest.find("${input:") {
-                let after = &rest[start + "${input:".len()..];
-                let Some(end) = after.find('}') else { break };
-                let id = after[..end].to_string();
-                if !id.is_empty() && !ids.contains(&id) {
-                    ids.push(id);
-                }
-                rest = &after[end + 1..];
-            }
-        }
-        Value::Array(items) => items.iter().for_each(|v| collect_ids(v, ids)),
-        Value::Object(map) => map.values().for_each(|v| collect_ids(v, ids)),
-        _ => {}
-    }
 }
 
 #[cfg(test)]
@@ -329,7 +308,7 @@ mod tests {
     #[test]
     fn ids_are_found_in_every_string_in_order_once_each() {
         let mut found = Vec::new();
-        collect_ids(
+        wharf_core::secrets::collect_input_ids(
             &json!({"a": "${input:x}-${input:y}", "b": ["${input:x}", {"c": "${input:z}"}], "d": 3, "e": "${input:w"}),
             &mut found,
         );

@@ -20,7 +20,7 @@ pub fn prompt_missing(config_path: &Path) {
     let mut ids = Vec::new();
     for key in ["servers", "mcpServers"] {
         if let Some(servers) = root.get(key) {
-            collect_ids(servers, &mut ids);
+            wharf_core::secrets::collect_input_ids(servers, &mut ids);
         }
     }
     if ids.is_empty() {
@@ -59,27 +59,6 @@ pub fn prompt_missing(config_path: &Path) {
             Ok(None) => {}
             Err(e) => eprintln!("wharf: cannot ask for ${{input:{id}}}: {e}"),
         }
-    }
-}
-
-/// Every `${input:ID}` in the servers' definitions, once each, in order.
-fn collect_ids(value: &Value, ids: &mut Vec<String>) {
-    match value {
-        Value::String(s) => {
-            let mut rest = s.as_str();
-            while let Some(start) = rest.find("${input:") {
-                let after = &rest[start + "${input:".len()..];
-                let Some(end) = after.find('}') else { break };
-                let id = after[..end].to_string();
-                if !id.is_empty() && !ids.contains(&id) {
-                    ids.push(id);
-                }
-                rest = &after[end + 1..];
-            }
-        }
-        Value::Array(items) => items.iter().for_each(|v| collect_ids(v, ids)),
-        Value::Object(map) => map.values().for_each(|v| collect_ids(v, ids)),
-        _ => {}
     }
 }
 

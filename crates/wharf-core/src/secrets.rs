@@ -201,6 +201,29 @@ impl SecretStore {
 
 /// The keyring name of the value of mcp.json's `${input:ID}`: `input:ID`, so it never collides with a provider key
 /// stored by name (`openai`) and a user sees what it is for (`wharf secret set input:web-key`).
+/// Adds to `ids` every `${input:ID}` in `value` (any JSON, e.g. a server's definition), each once, in order: the
+/// inputs a configuration needs from the keyring.
+pub fn collect_input_ids(value: &serde_json::Value, ids: &mut Vec<String>) {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => {
+            let mut rest = s.as_str();
+            while let Some(start) = rest.find("${input:") {
+                let after = &rest[start + "${input:".len()..];
+                let Some(end) = after.find('}') else { break };
+                let id = after[..end].to_string();
+                if !id.is_empty() && !ids.contains(&id) {
+                    ids.push(id);
+                }
+                rest = &after[end + 1..];
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_input_ids(v, ids)),
+        Value::Object(map) => map.values().for_each(|v| collect_input_ids(v, ids)),
+        _ => {}
+    }
+}
+
 pub fn input_secret_name(id: &str) -> String {
     format!("input:{id}")
 }
