@@ -6,7 +6,7 @@ export WHARF_PEERS ?= $(CURDIR)/.peers
 CARGO ?= cargo
 UI_STAMP := ui/node_modules/.wharf-installed
 
-.PHONY: run test deps ui build package lint test-rust check-bindings test-fixtures test-ui test-app test-e2e test-package test-conformance
+.PHONY: run test deps ui build package lint test-rust check-bindings test-fixtures test-ui test-app test-e2e test-package test-conformance bench
 
 deps:
 	@bash scripts/deps.sh
@@ -69,6 +69,14 @@ test-package: deps
 
 test-conformance: build
 	bash tests/conformance/run.sh
+
+# The benchmarks of issue 8, printed as tables (BENCHMARKS.md keeps the last run). Not part of `test`: timing is no
+# verdict on a shared machine. Release builds, since users run those; deps brings the python fixture's venv.
+# BENCH_ARGS passes options through, e.g. make bench BENCH_ARGS="--calls 500 --servers demo".
+BENCH_ARGS ?=
+bench: deps
+	$(CARGO) build --release -p wharf-cli -p wharf-demo
+	target/release/wharf bench calls $(BENCH_ARGS)
 
 test: deps ui lint test-fixtures test-rust check-bindings test-ui test-app test-e2e test-conformance test-package
 	@echo "make test: all passed"

@@ -1,6 +1,7 @@
 //! `wharf`: the headless face of wharf-core. The contract is ../shared/CLI-CONTRACT.md: JSON on stdout, one-line
 //! reasons on stderr, exit 0 / 1 (the tool said isError) / 2 (connection, protocol or usage error).
 
+mod bench;
 mod catalog_cmd;
 mod conformance;
 mod events_file;
@@ -90,6 +91,9 @@ pub(crate) enum Command {
     /// Stores (value read from stdin, never argv) or deletes a secret in the OS keyring.
     #[command(subcommand)]
     Secret(secret_cmd::SecretAction),
+    /// Benchmarks (issue 8), printed as tables.
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
     #[command(external_subcommand)]
     Later(Vec<String>),
 }
@@ -154,12 +158,13 @@ fn init_logging() {
 async fn run(cli: Cli) -> Result<ExitCode, Failure> {
     if let Command::Later(words) = &cli.command {
         let name = words.first().map(String::as_str).unwrap_or("");
-        return Err(Failure(match name {
-            "bench" => {
-                format!("{name}: not yet supported")
-            }
-            other => format!("unknown command \"{other}\" (see wharf --help)"),
-        }));
+        return Err(Failure(format!(
+            "unknown command \"{name}\" (see wharf --help)"
+        )));
+    }
+    if let Command::Bench(command) = cli.command {
+        // Starts its own servers: no configuration, workspace or user is involved.
+        return bench::run(command).await;
     }
     if let Command::Secret(action) = cli.command {
         // Needs no configuration, workspace or server: a keyring error should not hide behind a config error.
@@ -330,9 +335,11 @@ async fn one_shot(host: &Host, command: Command) -> Result<ExitCode, Failure> {
         | Command::Prompts { .. }
         | Command::Prompt { .. }
         | Command::Complete { .. } => catalog_cmd::run(host, command).await,
-        Command::Session | Command::Conformance { .. } | Command::Secret(_) | Command::Later(_) => {
-            Err(Failure("internal: command dispatched twice".into()))
-        }
+        Command::Session
+        | Command::Conformance { .. }
+        | Command::Secret(_)
+        | Command::Bench(_)
+        | Command::Later(_) => Err(Failure("internal: command dispatched twice".into())),
     }
 }
 

@@ -104,12 +104,6 @@ fn bad_tool_arguments_are_a_usage_error() {
 }
 
 #[test]
-fn commands_of_later_issues_say_not_yet_supported() {
-    let scratch = Scratch::new(json!({"servers": {}}));
-    assert_one_line_failure(&scratch.run(&["bench", "x"]), "not yet supported");
-}
-
-#[test]
 fn a_server_that_exits_at_once_fails_with_its_stderr() {
     let scratch = Scratch::new(
         json!({"servers": {"dies": {"command": "sh", "args": ["-c", "echo 'cannot open db' >&2; exit 7"]}}}),

@@ -1,0 +1,418 @@
+//! The three clients of the round-trip benchmark, each calling `echo` the way its users would: wharf-core through a
+//! `Host` connection like `wharf call`, rmcp with nothing but its own child-process transport, and a raw pipe to `cat`
+//! that sends the same request line and parses the line it gets back, with no MCP at all.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, ProtocolVersion,
+};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientLifecycleMode, ClientServiceExt, ServiceExt};
+use serde_json::{json, Map, Value};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout};
+use wharf_core::broker::{Broker, DeclaredCapabilities, DeclineAll};
+use wharf_core::{CallOptions, Config, Connection, Era, EventSink, Host, HostOptions};
+
+use super::BenchError;
+
+/// What every call sends; short, so the clients and not the payload dominate.
+const MESSAGE: &str = "hello";
+
+/// An echo server to start.
+pub(super) struct ServerSpec {
+    pub label: &'static str,
+    pub command: PathBuf,
+    pub args: Vec<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum ClientKind {
+    WharfCore,
+    BareRmcp,
+    RawPipe,
+}
+
+impl ClientKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            ClientKind::WharfCore => "wharf-core",
+            ClientKind::BareRmcp => "bare rmcp",
+            ClientKind::RawPipe => "raw pipe (cat)",
+        }
+    }
+}
+
+/// One configuration's measured batch.
+pub(super) struct Sample {
+    pub wall: Duration,
+    pub latencies: Vec<Duration>,
+}
+
+pub(super) enum Client {
+    Core {
+        server: &'static str,
+        host: Host,
+        conn: Arc<Connection>,
+    },
+    Rmcp {
+        server: &'static str,
+        era: Era,
+        service: RunningService<RoleClient, ClientConfig>,
+    },
+    Pipe(Pipe),
+}
+
+fn echo_args() -> Map<String, Value> {
+    let mut args = Map::new();
+    args.insert("message".into(), Value::String(MESSAGE.into()));
+    args
+}
+
+impl Client {
+    /// A wharf-core connection made the way `wharf call` makes one: a configuration, a host, `host.connection`.
+    pub async fn core(spec: &ServerSpec, pinned: Option<Era>) -> Result<Client, BenchError> {
+        let failed = |reason: String| BenchError::Connect {
+            client: ClientKind::WharfCore.label(),
+            server: spec.label,
+            reason,
+        };
+        let args: Vec<String> = spec.args.iter().map(|a| a.display().to_string()).collect();
+        let mut def = Map::new();
+        def.insert("type".into(), "stdio".into());
+        def.insert("command".into(), spec.command.display().to_string().into());
+        def.insert("args".into(), args.into());
+        if let Some(era) = pinned {
+            def.insert("era".into(), era.as_str().into());
+        }
+        let mut servers = Map::new();
+        servers.insert(spec.label.into(), Value::Object(def));
+        let text = json!({ "servers": servers }).to_string();
+        let config = Config::parse(Path::new("(wharf bench)"), &text, &|_| None)
+            .map_err(|e| failed(e.to_string()))?;
+        let broker = Broker::new(DeclaredCapabilities::SERVED, Arc::new(DeclineAll));
+        let host = Host::new(config, broker, EventSink::discard(), HostOptions::default());
+        let conn = match host.connection(spec.label).await {
+            Ok(conn) => conn,
+            Err(e) => {
+                host.shutdown().await;
+                return Err(failed(e.to_string()));
+            }
+        };
+        let client = Client::Core {
+            server: spec.label,
+            host,
+            conn,
+        };
+        client.check_echo().await?;
+        Ok(client)
+    }
+
+    /// rmcp as its README shows it: its own child-process transport and a handler that does nothing.
+    pub async fn rmcp(spec: &ServerSpec, era: Era) -> Result<Client, BenchError> {
+        let failed = |reason: String| BenchError::Connect {
+            client: ClientKind::BareRmcp.label(),
+            server: spec.label,
+            reason,
+        };
+        let mut command = tokio::process::Command::new(&spec.command);
+        command.args(&spec.args).kill_on_drop(true);
+        let (transport, _) = TokioChildProcess::builder(command)
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| failed(format!("cannot start {}: {e}", spec.command.display())))?;
+        let version = match era {
+            Era::Modern => ProtocolVersion::V_2026_07_28,
+            Era::Legacy => ProtocolVersion::V_2025_11_25,
+        };
+        let handler = ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("wharf-bench-rmcp", wharf_core::CLIENT_VERSION),
+        )
+        .with_protocol_version(version.clone());
+        let service = match era {
+            Era::Modern => {
+                let lifecycle = ClientLifecycleMode::Discover {
+                    preferred_versions: vec![version],
+                };
+                handler.serve_with_lifecycle(transport, lifecycle).await
+            }
+            Era::Legacy => handler.serve(transport).await,
+        }
+        .map_err(|e| failed(e.to_string()))?;
+        let client = Client::Rmcp {
+            server: spec.label,
+            era,
+            service,
+        };
+        client.check_echo().await?;
+        Ok(client)
+    }
+
+    pub async fn pipe() -> Result<Client, BenchError> {
+        let mut child = tokio::process::Command::new("cat")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| BenchError::Pipe(format!("cannot start cat: {e}")))?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(BenchError::Pipe("cat has no pipes".into()));
+        };
+        Ok(Client::Pipe(Pipe {
+            child,
+            stdin,
+            stdout: BufReader::new(stdout),
+            line: String::new(),
+            next_id: 0,
+        }))
+    }
+
+    pub fn kind(&self) -> ClientKind {
+        match self {
+            Client::Core { .. } => ClientKind::WharfCore,
+            Client::Rmcp { .. } => ClientKind::BareRmcp,
+            Client::Pipe(_) => ClientKind::RawPipe,
+        }
+    }
+
+    pub fn server(&self) -> Option<&'static str> {
+        match self {
+            Client::Core { server, .. } | Client::Rmcp { server, .. } => Some(server),
+            Client::Pipe(_) => None,
+        }
+    }
+
+    pub fn era(&self) -> Option<Era> {
+        match self {
+            Client::Core { conn, .. } => Some(conn.identity.era),
+            Client::Rmcp { era, .. } => Some(*era),
+            Client::Pipe(_) => None,
+        }
+    }
+
+    fn call_failed(&self, reason: String) -> BenchError {
+        BenchError::Call {
+            client: self.kind().label(),
+            server: self.server().unwrap_or("cat"),
+            reason,
+        }
+    }
+
+    /// One call whose answer is read: a fixture that answers something else must not be timed as an echo.
+    async fn check_echo(&self) -> Result<(), BenchError> {
+        let text = match self {
+            Client::Core { conn, .. } => conn
+                .call_tool("echo", Some(echo_args()), &CallOptions::default())
+                .await
+                .map_err(|e| self.call_failed(e.to_string()))
+                .map(|result| result.to_string())?,
+            Client::Rmcp { service, .. } => service
+                .call_tool(CallToolRequestParams::new("echo").with_arguments(echo_args()))
+                .await
+                .map_err(|e| self.call_failed(e.to_string()))
+                .and_then(|result| {
+                    serde_json::to_string(&result).map_err(|e| self.call_failed(e.to_string()))
+                })?,
+            Client::Pipe(_) => return Ok(()),
+        };
+        if text.contains(MESSAGE) && !text.contains("\"isError\":true") {
+            return Ok(());
+        }
+        Err(self.call_failed(format!("echo did not echo: {text}")))
+    }
+
+    /// `calls` calls with at most `in_flight` outstanding; each call's latency runs from its send to its answer.
+    pub async fn sample(&mut self, calls: usize, in_flight: usize) -> Result<Sample, BenchError> {
+        let args = Arc::new(echo_args());
+        match self {
+            Client::Core { server, conn, .. } => {
+                let (server, options) = (*server, CallOptions::default());
+                drive(calls, in_flight, || {
+                    let (conn, args, options) = (conn.clone(), args.clone(), options.clone());
+                    async move {
+                        let result = conn
+                            .call_tool("echo", Some((*args).clone()), &options)
+                            .await
+                            .map_err(|e| {
+                                call_error(ClientKind::WharfCore, server, e.to_string())
+                            })?;
+                        if result.get("isError").and_then(Value::as_bool) == Some(true) {
+                            return Err(call_error(
+                                ClientKind::WharfCore,
+                                server,
+                                result.to_string(),
+                            ));
+                        }
+                        Ok(())
+                    }
+                })
+                .await
+            }
+            Client::Rmcp {
+                server, service, ..
+            } => {
+                let (server, peer) = (*server, service.peer().clone());
+                drive(calls, in_flight, || {
+                    let (peer, args) = (peer.clone(), args.clone());
+                    async move {
+                        let params =
+                            CallToolRequestParams::new("echo").with_arguments((*args).clone());
+                        let result = peer
+                            .call_tool(params)
+                            .await
+                            .map_err(|e| call_error(ClientKind::BareRmcp, server, e.to_string()))?;
+                        if result.is_error == Some(true) {
+                            return Err(call_error(
+                                ClientKind::BareRmcp,
+                                server,
+                                "the echo answered isError".into(),
+                            ));
+                        }
+                        Ok(())
+                    }
+                })
+                .await
+            }
+            Client::Pipe(pipe) => pipe.sample(calls, in_flight).await,
+        }
+    }
+
+    pub async fn shutdown(self) {
+        match self {
+            Client::Core { host, conn, .. } => {
+                drop(conn);
+                host.shutdown().await;
+            }
+            Client::Rmcp { service, .. } => {
+                // Closing the transport closes the server's stdin and waits for it (rmcp's graceful shutdown).
+                let _ = tokio::time::timeout(Duration::from_secs(5), service.cancel()).await;
+            }
+            Client::Pipe(pipe) => pipe.shutdown().await,
+        }
+    }
+}
+
+fn call_error(kind: ClientKind, server: &'static str, reason: String) -> BenchError {
+    BenchError::Call {
+        client: kind.label(),
+        server,
+        reason,
+    }
+}
+
+/// Runs `calls` calls made by `call`, the way a host makes them: one after the other on the caller's task when
+/// sequential (`wharf call`, a script), else each on its own task (as `wharf session` and the app do), at most
+/// `in_flight` at a time. The same for every MCP client; latency counts from just before the spawn.
+async fn drive<F, Fut>(calls: usize, in_flight: usize, call: F) -> Result<Sample, BenchError>
+where
+    F: Fn() -> Fut,
+    Fut: Future<Output = Result<(), BenchError>> + Send + 'static,
+{
+    let mut latencies = Vec::with_capacity(calls);
+    let start = Instant::now();
+    if in_flight <= 1 {
+        for _ in 0..calls {
+            let sent = Instant::now();
+            call().await?;
+            latencies.push(sent.elapsed());
+        }
+    } else {
+        let mut tasks = tokio::task::JoinSet::new();
+        let mut started = 0;
+        while latencies.len() < calls {
+            while started < calls && tasks.len() < in_flight {
+                let (pending, sent) = (call(), Instant::now());
+                tasks.spawn(async move { pending.await.map(|()| sent.elapsed()) });
+                started += 1;
+            }
+            match tasks.join_next().await {
+                Some(Ok(latency)) => latencies.push(latency?),
+                Some(Err(e)) => return Err(BenchError::Setup(format!("a call's task ended: {e}"))),
+                None => break,
+            }
+        }
+    }
+    Ok(Sample {
+        wall: start.elapsed(),
+        latencies,
+    })
+}
+
+/// `cat` on two pipes: the floor any stdio client stands on.
+pub(super) struct Pipe {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    line: String,
+    next_id: u64,
+}
+
+impl Pipe {
+    /// Keeps up to `in_flight` lines written ahead of the one being read; `cat` answers in order, so the oldest
+    /// outstanding send is the one each line answers.
+    async fn sample(&mut self, calls: usize, in_flight: usize) -> Result<Sample, BenchError> {
+        let io = |e: std::io::Error| BenchError::Pipe(e.to_string());
+        let mut outstanding: VecDeque<(u64, Instant)> = VecDeque::with_capacity(in_flight);
+        let mut latencies = Vec::with_capacity(calls);
+        let mut sent = 0;
+        let start = Instant::now();
+        while latencies.len() < calls {
+            while sent < calls && outstanding.len() < in_flight.max(1) {
+                let id = self.next_id;
+                self.next_id += 1;
+                // An MCP request line (the legacy era's, without `_meta`), so the pipe moves bytes like a call's.
+                let line = format!(
+                    "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\",\
+                     \"arguments\":{{\"message\":\"{MESSAGE}\"}}}}}}\n"
+                );
+                outstanding.push_back((id, Instant::now()));
+                self.stdin.write_all(line.as_bytes()).await.map_err(io)?;
+                self.stdin.flush().await.map_err(io)?;
+                sent += 1;
+            }
+            self.line.clear();
+            if self.stdout.read_line(&mut self.line).await.map_err(io)? == 0 {
+                return Err(BenchError::Pipe("cat closed its output".into()));
+            }
+            let answer: Value = serde_json::from_str(&self.line)
+                .map_err(|e| BenchError::Pipe(format!("a line that is not JSON: {e}")))?;
+            let Some((id, at)) = outstanding.pop_front() else {
+                return Err(BenchError::Pipe("a line nobody sent".into()));
+            };
+            if answer.get("id").and_then(Value::as_u64) != Some(id) {
+                return Err(BenchError::Pipe(format!(
+                    "expected id {id}, read {}",
+                    self.line.trim_end()
+                )));
+            }
+            latencies.push(at.elapsed());
+        }
+        Ok(Sample {
+            wall: start.elapsed(),
+            latencies,
+        })
+    }
+
+    async fn shutdown(self) {
+        let Pipe {
+            mut child, stdin, ..
+        } = self;
+        // cat ends at end of input.
+        drop(stdin);
+        if tokio::time::timeout(Duration::from_secs(2), child.wait())
+            .await
+            .is_err()
+        {
+            let _ = child.kill().await;
+        }
+    }
+}
