@@ -6,7 +6,7 @@
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{json, Map, Value};
 
-use super::http::{truncate, Http, MAX_ERROR_CHARS};
+use super::http::{malformed, missing, Http};
 use super::mcp::{block_type, create_message_result, embedded_text, field, invalid, Common, Role};
 use super::ProviderError;
 
@@ -185,23 +185,11 @@ fn tool_result_content(result: &Map<String, Value>) -> Result<Vec<Value>, Provid
     Ok(out)
 }
 
-fn malformed(msg: impl Into<String>) -> ProviderError {
-    ProviderError::Malformed(msg.into())
-}
-
 /// The `CreateMessageResult` for a Messages answer. Blocks other than text and tool use (thinking, server tools)
 /// are the provider's business and are left out.
 pub(super) fn result(answer: &Value, requested_model: &str) -> Result<Value, ProviderError> {
     let Some(content) = answer.get("content").and_then(Value::as_array) else {
-        return Err(
-            match answer.pointer("/error/message").and_then(Value::as_str) {
-                Some(m) => malformed(format!(
-                    "no `content`; the provider said: {}",
-                    truncate(m, MAX_ERROR_CHARS)
-                )),
-                None => malformed("no `content` list in the answer"),
-            },
-        );
+        return Err(missing(answer, "content"));
     };
     let mut blocks = Vec::new();
     for item in content {

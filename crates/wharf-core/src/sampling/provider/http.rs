@@ -189,6 +189,25 @@ pub(super) fn error_message(body: &[u8]) -> String {
     text
 }
 
+pub(super) fn malformed(msg: impl Into<String>) -> ProviderError {
+    ProviderError::Malformed(msg.into())
+}
+
+/// A 2xx answer without the list it must have (`what`): some gateways answer 200 with an error object, whose text
+/// is then the useful part.
+pub(super) fn missing(answer: &serde_json::Value, what: &str) -> ProviderError {
+    match answer
+        .pointer("/error/message")
+        .and_then(serde_json::Value::as_str)
+    {
+        Some(m) => malformed(format!(
+            "no `{what}`; the provider said: {}",
+            truncate(m, MAX_ERROR_CHARS)
+        )),
+        None => malformed(format!("no `{what}` in the answer")),
+    }
+}
+
 pub(super) fn truncate(text: &str, max_chars: usize) -> String {
     match text.char_indices().nth(max_chars) {
         Some((cut, _)) => format!("{}…", &text[..cut]),

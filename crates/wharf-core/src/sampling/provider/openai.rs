@@ -9,7 +9,7 @@
 use reqwest::header::{HeaderMap, AUTHORIZATION};
 use serde_json::{json, Map, Value};
 
-use super::http::{truncate, Http, MAX_ERROR_CHARS};
+use super::http::{malformed, missing, Http};
 use super::mcp::{block_type, create_message_result, embedded_text, field, invalid, Common, Role};
 use super::ProviderError;
 
@@ -246,23 +246,10 @@ fn tool_result_text(result: &Map<String, Value>) -> Result<String, ProviderError
     Ok(parts.join("\n"))
 }
 
-fn malformed(msg: impl Into<String>) -> ProviderError {
-    ProviderError::Malformed(msg.into())
-}
-
 /// The `CreateMessageResult` for a Chat Completions answer.
 pub(super) fn result(answer: &Value, requested_model: &str) -> Result<Value, ProviderError> {
     let Some(choice) = answer.pointer("/choices/0").and_then(Value::as_object) else {
-        // Some gateways answer 200 with an error object; its text is the useful part.
-        return Err(
-            match answer.pointer("/error/message").and_then(Value::as_str) {
-                Some(m) => malformed(format!(
-                    "no `choices`; the provider said: {}",
-                    truncate(m, MAX_ERROR_CHARS)
-                )),
-                None => malformed("no `choices[0]` in the answer"),
-            },
-        );
+        return Err(missing(answer, "choices"));
     };
     let message = choice
         .get("message")
