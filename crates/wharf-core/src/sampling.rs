@@ -148,14 +148,7 @@ impl SamplingService {
             return false;
         };
         let times = recent.entry(server.to_string()).or_default();
-        while times
-            .front()
-            .is_some_and(|t| now.duration_since(*t) >= FLOOD_WINDOW)
-        {
-            times.pop_front();
-        }
-        times.push_back(now);
-        times.len() > FLOOD_LIMIT
+        crate::elicitation::guard::record(times, now, FLOOD_WINDOW) > FLOOD_LIMIT
     }
 
     fn first_time_deprecated(&self, server: &str) -> bool {

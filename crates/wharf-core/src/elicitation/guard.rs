@@ -24,6 +24,18 @@ pub enum Admission {
     },
 }
 
+/// Records a request at `now` in `times` (oldest first) and says how many fall within the last `window`.
+pub(crate) fn record(times: &mut VecDeque<Instant>, now: Instant, window: Duration) -> usize {
+    while times
+        .front()
+        .is_some_and(|t| now.saturating_duration_since(*t) >= window)
+    {
+        times.pop_front();
+    }
+    times.push_back(now);
+    times.len()
+}
+
 #[derive(Default)]
 struct ServerState {
     turn: Arc<tokio::sync::Mutex<()>>,
@@ -87,15 +99,7 @@ impl ElicitationGuard {
         if state.paused {
             return Admission::Paused { just_now: false };
         }
-        while state
-            .recent
-            .front()
-            .is_some_and(|t| now.duration_since(*t) >= RATE_WINDOW)
-        {
-            state.recent.pop_front();
-        }
-        state.recent.push_back(now);
-        if state.recent.len() > self.limit {
+        if record(&mut state.recent, now, RATE_WINDOW) > self.limit {
             state.paused = true;
             return Admission::Paused { just_now: true };
         }

@@ -64,3 +64,15 @@ fn a_rejection_is_the_specs_minus_one() {
     assert_eq!(SamplingError::Rejected("no".into()).jsonrpc_code(), -1);
     assert_eq!(SamplingError::Invalid("x".into()).jsonrpc_code(), -32602);
 }
+
+#[test]
+fn a_server_flooding_sampling_requests_is_refused_past_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let (prefs, _) = SamplingPrefs::open(dir.path().join("sampling.json"));
+    let service = SamplingService::new(prefs, None);
+    for _ in 0..FLOOD_LIMIT {
+        assert!(!service.flooded("s"));
+    }
+    assert!(service.flooded("s"));
+    assert!(!service.flooded("other"), "another server is not held back");
+}
