@@ -258,6 +258,17 @@ impl StdioTransport {
                             preview(text)
                         ),
                     );
+                    // An answer to a request we sent still settles it: the caller gets the reason now, instead
+                    // of a timeout minutes later.
+                    if value.get("result").is_some() || value.get("error").is_some() {
+                        let id = value.get("id").cloned().map(serde_json::from_value);
+                        if let Some(Ok(id)) = id {
+                            return self.fail_pending(
+                                id,
+                                format!("the server's answer is not valid JSON-RPC for MCP ({e})"),
+                            );
+                        }
+                    }
                 }
                 return None;
             }
@@ -310,6 +321,17 @@ impl StdioTransport {
     /// An error answer for the pending request whose oversized response starts with `head`, if its id is there.
     fn too_large_answer(&self, head: &[u8]) -> Option<ServerJsonRpcMessage> {
         let id = id_in_head(head)?;
+        self.fail_pending(
+            id,
+            format!(
+                "the answer is larger than Wharf's limit of {} bytes and was not read",
+                self.max_message_bytes
+            ),
+        )
+    }
+
+    /// An error answer (-32603, `message`) for `id` if it is a request we are waiting for, which it settles.
+    fn fail_pending(&self, id: RequestId, message: String) -> Option<ServerJsonRpcMessage> {
         let pending = self
             .pending
             .lock()
@@ -321,13 +343,7 @@ impl StdioTransport {
         let error = serde_json::json!({
             "jsonrpc": "2.0",
             "id": id,
-            "error": {
-                "code": -32603,
-                "message": format!(
-                    "the answer is larger than Wharf's limit of {} bytes and was not read",
-                    self.max_message_bytes
-                ),
-            }
+            "error": {"code": -32603, "message": message}
         });
         serde_json::from_value(error).ok()
     }
@@ -459,3 +475,6 @@ impl Transport<RoleClient> for StdioTransport {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod fuzz_tests;
