@@ -71,12 +71,17 @@ test-conformance: build
 	bash tests/conformance/run.sh
 
 # The benchmarks of issue 8, printed as tables (BENCHMARKS.md keeps the last run). Not part of `test`: timing is no
-# verdict on a shared machine. Release builds, since users run those; deps brings the python fixture's venv.
-# BENCH_ARGS passes options through, e.g. make bench BENCH_ARGS="--calls 500 --servers demo".
+# verdict on a shared machine. Release builds, since users run those; deps brings the python venv, Node 22 and the
+# TypeScript SDK. BENCH_ARGS passes options to `bench calls`, e.g. make bench BENCH_ARGS="--calls 500 --servers demo";
+# CONNECT_ARGS and MEMORY_ARGS to the other two.
 BENCH_ARGS ?=
+CONNECT_ARGS ?=
+MEMORY_ARGS ?=
 bench: deps
 	$(CARGO) build --release -p wharf-cli -p wharf-demo
 	target/release/wharf bench calls $(BENCH_ARGS)
+	target/release/wharf bench connect $(CONNECT_ARGS)
+	target/release/wharf bench memory $(MEMORY_ARGS)
 
 test: deps ui lint test-fixtures test-rust check-bindings test-ui test-app test-e2e test-conformance test-package
 	@echo "make test: all passed"

@@ -1,10 +1,9 @@
-//! The three clients of the round-trip benchmark, each calling `echo` the way its users would: wharf-core through a
-//! `Host` connection like `wharf call`, rmcp with nothing but its own child-process transport, and a raw pipe to `cat`
-//! that sends the same request line and parses the line it gets back, with no MCP at all.
+//! The clients of the round-trip benchmark, each calling `echo` the way its users would: wharf-core through a `Host`
+//! connection like `wharf call`, rmcp with nothing but its own transports (child process, Streamable HTTP), the
+//! TypeScript SDK and python `mcp` clients in their own processes (external.rs), and a raw pipe to `cat` (pipe.rs).
 
-use std::collections::VecDeque;
 use std::future::Future;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -13,30 +12,27 @@ use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, ProtocolVersion,
 };
 use rmcp::service::{RoleClient, RunningService};
-use rmcp::transport::TokioChildProcess;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientLifecycleMode, ClientServiceExt, ServiceExt};
 use serde_json::{json, Map, Value};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, ChildStdout};
 use wharf_core::broker::{Broker, DeclaredCapabilities, DeclineAll};
 use wharf_core::{CallOptions, Config, Connection, Era, EventSink, Host, HostOptions};
 
+use super::external::External;
+use super::pipe::Pipe;
+use super::servers::{Fixtures, ServerSpec, Target, TransportKind};
 use super::BenchError;
 
 /// What every call sends; short, so the clients and not the payload dominate.
-const MESSAGE: &str = "hello";
-
-/// An echo server to start.
-pub(super) struct ServerSpec {
-    pub label: &'static str,
-    pub command: PathBuf,
-    pub args: Vec<PathBuf>,
-}
+pub(super) const MESSAGE: &str = "hello";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum ClientKind {
     WharfCore,
     BareRmcp,
+    TsSdk,
+    PySdk,
     RawPipe,
 }
 
@@ -45,12 +41,15 @@ impl ClientKind {
         match self {
             ClientKind::WharfCore => "wharf-core",
             ClientKind::BareRmcp => "bare rmcp",
+            ClientKind::TsSdk => "TypeScript SDK 1.32.2",
+            ClientKind::PySdk => "python mcp 2.3.0",
             ClientKind::RawPipe => "raw pipe (cat)",
         }
     }
 }
 
 /// One configuration's measured batch.
+#[derive(Debug)]
 pub(super) struct Sample {
     pub wall: Duration,
     pub latencies: Vec<Duration>,
@@ -59,13 +58,19 @@ pub(super) struct Sample {
 pub(super) enum Client {
     Core {
         server: &'static str,
+        transport: TransportKind,
         host: Host,
         conn: Arc<Connection>,
     },
     Rmcp {
         server: &'static str,
+        transport: TransportKind,
         era: Era,
         service: RunningService<RoleClient, ClientConfig>,
+    },
+    External {
+        transport: TransportKind,
+        client: External,
     },
     Pipe(Pipe),
 }
@@ -84,11 +89,19 @@ impl Client {
             server: spec.label,
             reason,
         };
-        let args: Vec<String> = spec.args.iter().map(|a| a.display().to_string()).collect();
         let mut def = Map::new();
-        def.insert("type".into(), "stdio".into());
-        def.insert("command".into(), spec.command.display().to_string().into());
-        def.insert("args".into(), args.into());
+        match &spec.target {
+            Target::Stdio { command, args } => {
+                let args: Vec<String> = args.iter().map(|a| a.display().to_string()).collect();
+                def.insert("type".into(), "stdio".into());
+                def.insert("command".into(), command.display().to_string().into());
+                def.insert("args".into(), args.into());
+            }
+            Target::Http { url } => {
+                def.insert("type".into(), "http".into());
+                def.insert("url".into(), url.clone().into());
+            }
+        }
         if let Some(era) = pinned {
             def.insert("era".into(), era.as_str().into());
         }
@@ -108,6 +121,7 @@ impl Client {
         };
         let client = Client::Core {
             server: spec.label,
+            transport: spec.transport(),
             host,
             conn,
         };
@@ -122,12 +136,6 @@ impl Client {
             server: spec.label,
             reason,
         };
-        let mut command = tokio::process::Command::new(&spec.command);
-        command.args(&spec.args).kill_on_drop(true);
-        let (transport, _) = TokioChildProcess::builder(command)
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| failed(format!("cannot start {}: {e}", spec.command.display())))?;
         let version = match era {
             Era::Modern => ProtocolVersion::V_2026_07_28,
             Era::Legacy => ProtocolVersion::V_2025_11_25,
@@ -137,18 +145,40 @@ impl Client {
             Implementation::new("wharf-bench-rmcp", wharf_core::CLIENT_VERSION),
         )
         .with_protocol_version(version.clone());
-        let service = match era {
-            Era::Modern => {
-                let lifecycle = ClientLifecycleMode::Discover {
-                    preferred_versions: vec![version],
-                };
-                handler.serve_with_lifecycle(transport, lifecycle).await
+        let lifecycle = match era {
+            Era::Modern => Some(ClientLifecycleMode::Discover {
+                preferred_versions: vec![version],
+            }),
+            Era::Legacy => None,
+        };
+        let service = match &spec.target {
+            Target::Stdio { command, args } => {
+                let mut command = tokio::process::Command::new(command);
+                command.args(args).kill_on_drop(true);
+                let (transport, _) = TokioChildProcess::builder(command)
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .map_err(|e| failed(format!("cannot start the server: {e}")))?;
+                match lifecycle {
+                    Some(lifecycle) => handler.serve_with_lifecycle(transport, lifecycle).await,
+                    None => handler.serve(transport).await,
+                }
             }
-            Era::Legacy => handler.serve(transport).await,
+            Target::Http { url } => {
+                // Stateless allowed, as a modern server keeps no session (wharf-core sets the same).
+                let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
+                config.allow_stateless = true;
+                let transport = StreamableHttpClientTransport::from_config(config);
+                match lifecycle {
+                    Some(lifecycle) => handler.serve_with_lifecycle(transport, lifecycle).await,
+                    None => handler.serve(transport).await,
+                }
+            }
         }
         .map_err(|e| failed(e.to_string()))?;
         let client = Client::Rmcp {
             server: spec.label,
+            transport: spec.transport(),
             era,
             service,
         };
@@ -157,36 +187,43 @@ impl Client {
     }
 
     pub async fn pipe() -> Result<Client, BenchError> {
-        let mut child = tokio::process::Command::new("cat")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|e| BenchError::Pipe(format!("cannot start cat: {e}")))?;
-        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            return Err(BenchError::Pipe("cat has no pipes".into()));
-        };
-        Ok(Client::Pipe(Pipe {
-            child,
-            stdin,
-            stdout: BufReader::new(stdout),
-            line: String::new(),
-            next_id: 0,
-        }))
+        Ok(Client::Pipe(Pipe::start().await?))
+    }
+
+    /// The TypeScript SDK or python client in its own process.
+    pub async fn external(
+        kind: ClientKind,
+        spec: &ServerSpec,
+        fixtures: &Fixtures,
+    ) -> Result<Client, BenchError> {
+        Ok(Client::External {
+            transport: spec.transport(),
+            client: External::start(kind, spec, fixtures).await?,
+        })
     }
 
     pub fn kind(&self) -> ClientKind {
         match self {
             Client::Core { .. } => ClientKind::WharfCore,
             Client::Rmcp { .. } => ClientKind::BareRmcp,
+            Client::External { client, .. } => client.kind,
             Client::Pipe(_) => ClientKind::RawPipe,
+        }
+    }
+
+    pub fn transport(&self) -> TransportKind {
+        match self {
+            Client::Core { transport, .. }
+            | Client::Rmcp { transport, .. }
+            | Client::External { transport, .. } => *transport,
+            Client::Pipe(_) => TransportKind::Stdio,
         }
     }
 
     pub fn server(&self) -> Option<&'static str> {
         match self {
             Client::Core { server, .. } | Client::Rmcp { server, .. } => Some(server),
+            Client::External { client, .. } => Some(client.server),
             Client::Pipe(_) => None,
         }
     }
@@ -195,6 +232,7 @@ impl Client {
         match self {
             Client::Core { conn, .. } => Some(conn.identity.era),
             Client::Rmcp { era, .. } => Some(*era),
+            Client::External { client, .. } => client.era,
             Client::Pipe(_) => None,
         }
     }
@@ -222,7 +260,8 @@ impl Client {
                 .and_then(|result| {
                     serde_json::to_string(&result).map_err(|e| self.call_failed(e.to_string()))
                 })?,
-            Client::Pipe(_) => return Ok(()),
+            // The scripts check their first echo themselves before they say they are ready.
+            Client::External { .. } | Client::Pipe(_) => return Ok(()),
         };
         if text.contains(MESSAGE) && !text.contains("\"isError\":true") {
             return Ok(());
@@ -282,6 +321,7 @@ impl Client {
                 })
                 .await
             }
+            Client::External { client, .. } => client.sample(calls, in_flight).await,
             Client::Pipe(pipe) => pipe.sample(calls, in_flight).await,
         }
     }
@@ -296,6 +336,7 @@ impl Client {
                 // Closing the transport closes the server's stdin and waits for it (rmcp's graceful shutdown).
                 let _ = tokio::time::timeout(Duration::from_secs(5), service.cancel()).await;
             }
+            Client::External { client, .. } => client.shutdown().await,
             Client::Pipe(pipe) => pipe.shutdown().await,
         }
     }
@@ -345,74 +386,4 @@ where
         wall: start.elapsed(),
         latencies,
     })
-}
-
-/// `cat` on two pipes: the floor any stdio client stands on.
-pub(super) struct Pipe {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    line: String,
-    next_id: u64,
-}
-
-impl Pipe {
-    /// Keeps up to `in_flight` lines written ahead of the one being read; `cat` answers in order, so the oldest
-    /// outstanding send is the one each line answers.
-    async fn sample(&mut self, calls: usize, in_flight: usize) -> Result<Sample, BenchError> {
-        let io = |e: std::io::Error| BenchError::Pipe(e.to_string());
-        let mut outstanding: VecDeque<(u64, Instant)> = VecDeque::with_capacity(in_flight);
-        let mut latencies = Vec::with_capacity(calls);
-        let mut sent = 0;
-        let start = Instant::now();
-        while latencies.len() < calls {
-            while sent < calls && outstanding.len() < in_flight.max(1) {
-                let id = self.next_id;
-                self.next_id += 1;
-                // An MCP request line (the legacy era's, without `_meta`), so the pipe moves bytes like a call's.
-                let line = format!(
-                    "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\",\
-                     \"arguments\":{{\"message\":\"{MESSAGE}\"}}}}}}\n"
-                );
-                outstanding.push_back((id, Instant::now()));
-                self.stdin.write_all(line.as_bytes()).await.map_err(io)?;
-                self.stdin.flush().await.map_err(io)?;
-                sent += 1;
-            }
-            self.line.clear();
-            if self.stdout.read_line(&mut self.line).await.map_err(io)? == 0 {
-                return Err(BenchError::Pipe("cat closed its output".into()));
-            }
-            let answer: Value = serde_json::from_str(&self.line)
-                .map_err(|e| BenchError::Pipe(format!("a line that is not JSON: {e}")))?;
-            let Some((id, at)) = outstanding.pop_front() else {
-                return Err(BenchError::Pipe("a line nobody sent".into()));
-            };
-            if answer.get("id").and_then(Value::as_u64) != Some(id) {
-                return Err(BenchError::Pipe(format!(
-                    "expected id {id}, read {}",
-                    self.line.trim_end()
-                )));
-            }
-            latencies.push(at.elapsed());
-        }
-        Ok(Sample {
-            wall: start.elapsed(),
-            latencies,
-        })
-    }
-
-    async fn shutdown(self) {
-        let Pipe {
-            mut child, stdin, ..
-        } = self;
-        // cat ends at end of input.
-        drop(stdin);
-        if tokio::time::timeout(Duration::from_secs(2), child.wait())
-            .await
-            .is_err()
-        {
-            let _ = child.kill().await;
-        }
-    }
 }
