@@ -238,12 +238,7 @@ impl Config {
             path: path.to_owned(),
             message,
         };
-        let root: Value = serde_json::from_str(text).map_err(|e| ConfigError::Syntax {
-            path: path.to_owned(),
-            line: e.line(),
-            column: e.column(),
-            message: strip_position(&e.to_string()),
-        })?;
+        let root: Value = serde_json::from_str(text).map_err(|e| syntax_error(path, text, &e))?;
         let Value::Object(root) = root else {
             return Err(invalid("the top level must be a JSON object".into()));
         };
@@ -343,6 +338,26 @@ fn millis(def: &Map<String, Value>, key: &str) -> Option<Duration> {
     def.get(key)
         .and_then(Value::as_u64)
         .map(Duration::from_millis)
+}
+
+/// A JSON syntax error at the line and column an editor shows: serde_json counts the column in bytes, editors in
+/// characters, so on a line with non-ASCII text its column would point past the mistake (or past the line's end).
+fn syntax_error(path: &Path, text: &str, e: &serde_json::Error) -> ConfigError {
+    let column = text
+        .split('\n')
+        .nth(e.line().saturating_sub(1))
+        .map(|line| {
+            line.char_indices()
+                .take_while(|(i, _)| *i < e.column())
+                .count()
+        })
+        .unwrap_or(e.column());
+    ConfigError::Syntax {
+        path: path.to_owned(),
+        line: e.line(),
+        column,
+        message: strip_position(&e.to_string()),
+    }
 }
 
 /// serde_json appends " at line L column C"; the position is reported separately.

@@ -292,12 +292,7 @@ fn parse_root(path: &Path, text: &str) -> Result<Map<String, Value>, ConfigError
             path: path.to_owned(),
             message: "the top level must be a JSON object".into(),
         }),
-        Err(e) => Err(ConfigError::Syntax {
-            path: path.to_owned(),
-            line: e.line(),
-            column: e.column(),
-            message: e.to_string(),
-        }),
+        Err(e) => Err(super::syntax_error(path, text, &e)),
     }
 }
 
