@@ -6,7 +6,7 @@ export WHARF_PEERS ?= $(CURDIR)/.peers
 CARGO ?= cargo
 UI_STAMP := ui/node_modules/.wharf-installed
 
-.PHONY: run test deps ui build package lint test-rust check-bindings test-fixtures test-ui test-app test-e2e test-package test-conformance bench
+.PHONY: run test deps ui build package lint test-rust check-bindings test-fixtures test-ui test-app test-e2e test-package test-conformance bench fuzz
 
 deps:
 	@bash scripts/deps.sh
@@ -82,6 +82,24 @@ bench: deps
 	target/release/wharf bench calls $(BENCH_ARGS)
 	target/release/wharf bench connect $(CONNECT_ARGS)
 	target/release/wharf bench memory $(MEMORY_ARGS)
+
+# Fuzzing (issue 8): the proptest properties that `cargo test` runs 256 cases of, with FUZZ_CASES cases each, each
+# target stopped after FUZZ_SECONDS (its cases until then passed; a time-out is no failure). Not part of `test`. A
+# failure is shrunk and its seed saved under proptest-regressions/: commit it with the fix and a named test.
+FUZZ_CASES ?= 50000
+FUZZ_SECONDS ?= 240
+# One cargo test filter per target, + for spaces: the integration targets, then wharf-core's own unit properties.
+FUZZ_TARGETS := --test+fuzz+mrtr --test+fuzz+form --test+fuzz+url --test+fuzz+config --test+fuzz+paths \
+  --lib+stdio_transport::fuzz_tests --lib+never_panic --lib+every_folder_name
+fuzz:
+	$(CARGO) test -p wharf-core --lib --test fuzz --no-run
+	@for target in $(FUZZ_TARGETS); do \
+	  target="$${target//+/ }"; echo "make fuzz: $$target ($(FUZZ_CASES) cases, at most $(FUZZ_SECONDS) s)"; \
+	  status=0; PROPTEST_CASES=$(FUZZ_CASES) timeout $(FUZZ_SECONDS) $(CARGO) test -q -p wharf-core $$target || status=$$?; \
+	  if [ $$status -eq 124 ]; then echo "make fuzz: $$target stopped after $(FUZZ_SECONDS) s, no failure so far"; \
+	  elif [ $$status -ne 0 ]; then exit $$status; fi; \
+	done
+	@echo "make fuzz: no failure"
 
 test: deps ui lint test-fixtures test-rust check-bindings test-ui test-app test-e2e test-conformance test-package
 	@echo "make test: all passed"
