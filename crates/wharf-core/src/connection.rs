@@ -385,6 +385,17 @@ impl Connection {
         }
     }
 
+    /// A server that died mid-call, or just before it, is reported with how (exit status, last stderr line), not
+    /// just that it went away: the bare error is all the connection knows at the moment it sees the pipe close.
+    pub(crate) async fn explain_closed(&self, e: ConnectionError) -> ConnectionError {
+        match e {
+            ConnectionError::Closed(None) => {
+                ConnectionError::Closed(Some(self.close_reason().await))
+            }
+            other => other,
+        }
+    }
+
     fn closed_error(&self) -> ConnectionError {
         let reason = self.close_reason.lock().ok().and_then(|r| r.clone());
         ConnectionError::Closed(reason)
@@ -409,14 +420,12 @@ impl Connection {
 
     pub async fn list_tools(&self) -> Result<Vec<ToolInfo>, ConnectionError> {
         if self.is_closed() {
-            return Err(self.closed_error());
+            return Err(self.explain_closed(self.closed_error()).await);
         }
-        let tools = self
-            .service
-            .peer()
-            .list_all_tools()
-            .await
-            .map_err(|e| self.map_service_error(e))?;
+        let tools = match self.service.peer().list_all_tools().await {
+            Ok(tools) => tools,
+            Err(e) => return Err(self.explain_closed(self.map_service_error(e)).await),
+        };
         Ok(tools
             .into_iter()
             .map(|t| ToolInfo {

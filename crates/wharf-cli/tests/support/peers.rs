@@ -201,6 +201,14 @@ impl Session {
         }
     }
 
+    /// The next line (kept in `seen` too), or None once `deadline` passes or the session's stdout ends.
+    pub fn next_line(&mut self, deadline: Instant) -> Option<Value> {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let value = self.lines.recv_timeout(left).ok()?;
+        self.seen.push(value.clone());
+        Some(value)
+    }
+
     pub fn reply(&mut self, id: i64) -> Value {
         self.wait_for(&format!("the reply to {id}"), |v| v["id"] == id)
     }
@@ -210,7 +218,12 @@ impl Session {
     }
 
     /// Quits and waits for the process; returns its exit status. Waits on stdout's end, which comes when it exits.
-    pub fn quit(mut self) -> std::process::ExitStatus {
+    pub fn quit(self) -> std::process::ExitStatus {
+        self.quit_and_collect().0
+    }
+
+    /// Quits as [`Session::quit`] does, and returns every line the session wrote as well.
+    pub fn quit_and_collect(mut self) -> (std::process::ExitStatus, Vec<Value>) {
         self.send(serde_json::json!({"id": -1, "cmd": "quit"}));
         drop(self.stdin.take());
         let deadline = Instant::now() + PATIENCE;
@@ -224,7 +237,7 @@ impl Session {
                 }
             }
         }
-        self.child.wait().unwrap()
+        (self.child.wait().unwrap(), std::mem::take(&mut self.seen))
     }
 }
 

@@ -206,7 +206,7 @@ impl Connection {
         options: &CallOptions,
     ) -> Result<ServerResult, ConnectionError> {
         if self.is_closed() {
-            return Err(self.closed_error());
+            return Err(self.explain_closed(self.closed_error()).await);
         }
         let mut request = request;
         if let Some(level) = self.modern_log_level() {
@@ -216,10 +216,13 @@ impl Connection {
                 .insert(LOG_LEVEL_META.into(), Value::String(level));
         }
         let peer = self.service.peer().clone();
-        let handle = peer
+        let handle = match peer
             .send_request_with_option(request, PeerRequestOptions::no_options())
             .await
-            .map_err(|e| self.map_service_error(e))?;
+        {
+            Ok(handle) => handle,
+            Err(e) => return Err(self.explain_closed(self.map_service_error(e)).await),
+        };
         let id = handle.id.clone();
         let mut progress = self.progress.register(handle.progress_token.clone());
         let timeout = options.timeout.unwrap_or(self.request_timeout);
@@ -241,9 +244,8 @@ impl Connection {
                         self.emit_progress(&options.label, &p);
                     }
                     return match result.map_err(|e| self.map_service_error(e)) {
-                        // The server died mid-call: say how (exit status, last stderr line), not just that it did.
-                        Err(ConnectionError::Closed(None)) => Err(ConnectionError::Closed(Some(self.close_reason().await))),
-                        other => other,
+                        Err(e) => Err(self.explain_closed(e).await),
+                        ok => ok,
                     };
                 }
                 _ = tokio::time::sleep_until(deadline) => break ConnectionError::Timeout(timeout),
