@@ -9,12 +9,15 @@
 
 #[path = "support/peers.rs"]
 mod peers;
+#[path = "../../wharf-core/tests/support/seeded.rs"]
+mod seeded;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use peers::*;
+use seeded::XorShift;
 use serde_json::{json, Value};
 
 const CALLS: u64 = 10_000;
@@ -28,24 +31,6 @@ const MAX_KILLS_EACH: u64 = 2;
 /// The whole run, restarts included, ends well within this; a call still open then is a hang.
 const DEADLINE: Duration = Duration::from_secs(90);
 const SEED_VAR: &str = "WHARF_LOAD_SEED";
-
-/// Marsaglia's xorshift64, replayable from the printed seed.
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 fn demo_server() -> PathBuf {
     let path = wharf_bin().with_file_name("wharf-demo-server");
@@ -101,17 +86,7 @@ fn pids(rows: &Value) -> HashMap<String, Option<u32>> {
 
 #[test]
 fn ten_thousand_calls_while_servers_crash_each_get_one_answer() {
-    let seed = match std::env::var(SEED_VAR) {
-        Ok(seed) => seed.parse().expect("a number"),
-        Err(_) => {
-            SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .unwrap()
-                .as_nanos() as u64
-                | 1
-        }
-    };
-    println!("load test: seed {seed} (replay with {SEED_VAR}={seed})");
+    let seed = seeded::seed("load test", SEED_VAR);
     let mut rng = XorShift(seed);
     let mut kills = plan_kills(&mut rng);
     let planned = kills.len();

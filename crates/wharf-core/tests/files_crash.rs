@@ -9,6 +9,8 @@
 
 #[path = "support/crash.rs"]
 mod crash;
+#[path = "support/seeded.rs"]
+mod seeded;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -7,6 +7,8 @@
 
 #[path = "support/crash.rs"]
 mod crash;
+#[path = "support/seeded.rs"]
+mod seeded;
 
 use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};

@@ -2,7 +2,8 @@
 //! the file it leaves behind after each kill.
 //!
 //! The writer is the test binary itself, running one of its `#[ignore]`d `*_child` tests (they do nothing unless
-//! their environment variable is set, so `cargo test -- --ignored` is harmless).
+//! their environment variable is set, so `cargo test -- --ignored` is harmless). A test including this module
+//! includes `support/seeded.rs` as `seeded` too.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeSet;
@@ -11,39 +12,11 @@ use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::{Child, ChildStdout, Command, Stdio};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
+
+use crate::seeded::{seed, XorShift};
 
 pub const READY: &str = "WHARF-CRASH-CHILD-READY";
-
-/// Marsaglia's xorshift64: enough to spread the kill points, and replayable from the printed seed.
-pub struct XorShift(pub u64);
-
-impl XorShift {
-    pub fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-}
-
-/// The seed in `var` (to replay a failing run), else a fresh one; printed either way.
-pub fn seed(label: &str, var: &str) -> u64 {
-    let seed = match std::env::var(var) {
-        Ok(seed) => seed.parse().expect("a number"),
-        Err(_) => {
-            SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .unwrap()
-                .as_nanos() as u64
-                | 1
-        }
-    };
-    println!("{label}: seed {seed} (replay with {var}={seed})");
-    seed
-}
 
 /// Runs the `test` of this binary as a child with `env`, and waits until it prints [`READY`].
 pub fn spawn_child(test: &str, env: &[(&str, &OsStr)]) -> (Child, BufReader<ChildStdout>) {
