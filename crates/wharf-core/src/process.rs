@@ -113,10 +113,23 @@ impl StderrTail {
     }
 }
 
+/// How and when a server process ended.
+#[derive(Debug, Clone, Copy)]
+pub struct Exit {
+    pub at: tokio::time::Instant,
+    /// None when the status could not be read.
+    pub status: Option<std::process::ExitStatus>,
+}
+
 /// A running stdio server process.
 pub struct ServerProcess {
-    child: Child,
+    pid: Option<u32>,
     pgid: i32,
+    /// Set once the process has exited. A task owns the `Child` and waits on it, so the exit is known at once, even
+    /// while processes the server started keep its pipes open (no EOF ever comes then).
+    exit: tokio::sync::watch::Receiver<Option<Exit>>,
+    /// The graceful shutdown ran (and killed the group): dropping needs to do nothing more.
+    shut_down: bool,
     /// Holding this pipe keeps the watchdog waiting; when Wharf dies the pipe closes and the watchdog kills the
     /// server's whole process group (npx and its node child included).
     watchdog: Option<Child>,
@@ -170,7 +183,17 @@ pub fn spawn(
     let stdin = child.stdin.take().ok_or_else(|| io_error("stdin"))?;
     let stdout = child.stdout.take().ok_or_else(|| io_error("stdout"))?;
     let stderr_pipe = child.stderr.take().ok_or_else(|| io_error("stderr"))?;
-    let pgid = child.id().map(|p| p as i32).unwrap_or(0);
+    let pid = child.id();
+    let pgid = pid.map(|p| p as i32).unwrap_or(0);
+    let (exited, exit) = tokio::sync::watch::channel(None);
+    tokio::spawn(async move {
+        // Dropped with the runtime, the child is killed (kill_on_drop) and the group by ServerProcess's drop.
+        let status = child.wait().await.ok();
+        exited.send_replace(Some(Exit {
+            at: tokio::time::Instant::now(),
+            status,
+        }));
+    });
 
     let stderr = StderrTail::default();
     let tail = stderr.clone();
@@ -189,8 +212,10 @@ pub fn spawn(
     let watchdog = spawn_watchdog(pgid);
     Ok(SpawnedServer {
         process: ServerProcess {
-            child,
+            pid,
             pgid,
+            exit,
+            shut_down: false,
             watchdog,
             stderr,
         },
@@ -219,38 +244,40 @@ fn spawn_watchdog(pgid: i32) -> Option<Child> {
 }
 
 impl ServerProcess {
+    /// The process id while the process runs.
     pub fn pid(&self) -> Option<u32> {
-        self.child.id()
+        self.pid.filter(|_| self.exit.borrow().is_none())
     }
 
     /// Non-blocking: has the process exited, and how?
     pub fn try_exit_status(&mut self) -> Option<std::process::ExitStatus> {
-        self.child.try_wait().ok().flatten()
+        self.exit.borrow().and_then(|e| e.status)
     }
 
     /// Waits for the process to exit on its own.
     pub async fn wait(&mut self) -> Option<std::process::ExitStatus> {
-        self.child.wait().await.ok()
+        let exit = self.exit.wait_for(Option::is_some).await.ok()?;
+        exit.and_then(|e| e.status)
+    }
+
+    /// Tells when the process exits.
+    pub fn exit_watch(&self) -> tokio::sync::watch::Receiver<Option<Exit>> {
+        self.exit.clone()
     }
 
     /// The spec's shutdown: stdin is already closed by the caller (the transport is dropped); wait, then SIGTERM the
     /// group, wait, then SIGKILL it.
     pub async fn shutdown(&mut self, grace: Duration) {
-        if tokio::time::timeout(grace, self.child.wait())
-            .await
-            .is_err()
-        {
+        if tokio::time::timeout(grace, self.wait()).await.is_err() {
             self.signal_group(libc::SIGTERM);
-            if tokio::time::timeout(grace, self.child.wait())
-                .await
-                .is_err()
-            {
+            if tokio::time::timeout(grace, self.wait()).await.is_err() {
                 self.signal_group(libc::SIGKILL);
-                let _ = self.child.wait().await;
+                let _ = self.wait().await;
             }
         }
         // Children the server left behind in its group go too.
         self.signal_group(libc::SIGKILL);
+        self.shut_down = true;
         self.release_watchdog().await;
     }
 
@@ -274,8 +301,9 @@ impl ServerProcess {
 
 impl Drop for ServerProcess {
     fn drop(&mut self) {
-        // Dropped without a graceful shutdown (e.g. the runtime is going away): kill the group now.
-        if self.child.try_wait().ok().flatten().is_none() {
+        // Dropped without a graceful shutdown (e.g. the runtime is going away): kill the group now, even when the
+        // server itself has exited, since children it left behind live on in its group.
+        if !self.shut_down {
             self.signal_group(libc::SIGKILL);
         }
         if let Some(dog) = self.watchdog.as_mut() {

@@ -1,13 +1,29 @@
 //! A transport wrapper that tells when the server's side has gone: rmcp ends its service loop quietly, and the host
 //! needs to know at once to fail in-flight calls with a reason and to restart the server.
 
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
 use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use tokio_util::sync::CancellationToken;
 
+use crate::process::Exit;
+
+/// How long output may still arrive after a stdio server exited. Normally the pipe ends with the process; when it
+/// does not, processes the server started hold it open and would keep the connection waiting forever.
+pub const ORPHANED_OUTPUT_GRACE: Duration = Duration::from_millis(500);
+
 pub struct Watched<T> {
     inner: T,
     closed: CancellationToken,
+    process: Option<ProcessEnd>,
+}
+
+/// The exit of a stdio server's process, and where to say why the connection ended.
+pub struct ProcessEnd {
+    pub exit: tokio::sync::watch::Receiver<Option<Exit>>,
+    pub reason: Arc<Mutex<Option<String>>>,
 }
 
 impl<T> Watched<T> {
@@ -17,10 +33,35 @@ impl<T> Watched<T> {
             Watched {
                 inner,
                 closed: closed.clone(),
+                process: None,
             },
             closed,
         )
     }
+
+    /// Also ends the stream shortly after the process exits, whether or not its output reached its end.
+    pub fn ending_with(mut self, process: ProcessEnd) -> Self {
+        self.process = Some(process);
+        self
+    }
+}
+
+/// Resolves `ORPHANED_OUTPUT_GRACE` after the process exited (the deadline does not move, however often it is
+/// polled anew); never, when there is no process to watch.
+async fn orphaned(process: Option<&ProcessEnd>) -> Exit {
+    let Some(process) = process else {
+        return std::future::pending().await;
+    };
+    let mut rx = process.exit.clone();
+    let exit = match rx.wait_for(Option::is_some).await {
+        Ok(exit) => *exit,
+        Err(_) => None,
+    };
+    let Some(exit) = exit else {
+        return std::future::pending().await;
+    };
+    tokio::time::sleep_until(exit.at + ORPHANED_OUTPUT_GRACE).await;
+    exit
 }
 
 impl<T: Transport<RoleClient>> Transport<RoleClient> for Watched<T> {
@@ -34,7 +75,28 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Watched<T> {
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
-        let message = self.inner.receive().await;
+        let message = tokio::select! {
+            // What the server wrote before it exited is still read first.
+            biased;
+            message = self.inner.receive() => message,
+            exit = orphaned(self.process.as_ref()) => {
+                if let Some(process) = &self.process {
+                    use std::os::unix::process::ExitStatusExt;
+                    let status = match exit.status.map(|s| (s.code(), s.signal())) {
+                        Some((Some(code), _)) => format!("the server exited with status {code}"),
+                        Some((None, Some(signal))) => format!("the server was killed by signal {signal}"),
+                        _ => "the server exited".to_string(),
+                    };
+                    if let Ok(mut reason) = process.reason.lock() {
+                        reason.get_or_insert(format!(
+                            "{status}, but processes it started still hold its output open: Wharf stopped \
+                             waiting for them"
+                        ));
+                    }
+                }
+                None
+            }
+        };
         if message.is_none() {
             self.closed.cancel();
         }
