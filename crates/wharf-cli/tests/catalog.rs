@@ -231,7 +231,7 @@ fn modern_log_levels_ride_on_each_request_and_a_flood_is_summarised() {
         .send(json!({"id": 3, "cmd": "call", "server": "py", "tool": "chatty", "args": {"n": 3}}));
     assert_eq!(session.reply(3)["ok"], true);
     assert_eq!(logs(&session), 3, "{:?}", session.seen);
-    // A flood: at most 50 a second pass, the rest are counted in a notice at the end of each second.
+    // A flood: at most 50 a second pass, the rest are counted in the flood's notice (one, a second after it ends).
     session.send(
         json!({"id": 4, "cmd": "call", "server": "py", "tool": "chatty", "args": {"n": 400}}),
     );

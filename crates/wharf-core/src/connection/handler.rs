@@ -34,7 +34,7 @@ pub struct ProgressRouter(Arc<Mutex<RouterState>>);
 
 #[derive(Debug, Default)]
 struct RouterState {
-    routes: HashMap<ProgressToken, mpsc::UnboundedSender<ProgressNotificationParam>>,
+    routes: HashMap<ProgressToken, Route>,
     unclaimed: VecDeque<ProgressNotificationParam>,
     /// What the user's calls in flight are doing ("calling tool x"), oldest first: a handshake-era request from the
     /// server names no call, so the dialog is badged with these.
@@ -43,6 +43,44 @@ struct RouterState {
 }
 
 const UNCLAIMED_KEPT: usize = 64;
+
+/// Where one call's progress goes. The spec says progress increases with each notification: one that does not
+/// (a server counting down, or replaying) is dropped, so it can neither confuse the user nor keep a call alive.
+#[derive(Debug)]
+struct Route {
+    tx: mpsc::UnboundedSender<ProgressNotificationParam>,
+    last: Option<f64>,
+    /// The user was told this call's progress went backwards (once per call).
+    told: bool,
+}
+
+enum Admitted {
+    Pass,
+    Dropped,
+    /// Dropped, and the first of this call that the user must hear about: the last progress that passed.
+    FirstDropped(f64),
+}
+
+impl Route {
+    fn admit(&mut self, params: &ProgressNotificationParam) -> Admitted {
+        match self.last {
+            Some(last)
+                if params.progress.partial_cmp(&last) != Some(std::cmp::Ordering::Greater) =>
+            {
+                if std::mem::replace(&mut self.told, true) {
+                    Admitted::Dropped
+                } else {
+                    Admitted::FirstDropped(last)
+                }
+            }
+            _ => {
+                self.last = Some(params.progress);
+                let _ = self.tx.send(params.clone());
+                Admitted::Pass
+            }
+        }
+    }
+}
 
 impl ProgressRouter {
     pub fn register(&self, token: ProgressToken) -> ProgressGuard {
@@ -55,10 +93,18 @@ impl ProgressRouter {
                 .cloned()
                 .collect();
             state.unclaimed.retain(|p| p.progress_token != token);
-            for p in early {
-                let _ = tx.send(p);
+            let mut route = Route {
+                tx,
+                last: None,
+                told: false,
+            };
+            for p in &early {
+                if !matches!(route.admit(p), Admitted::Pass) {
+                    // Too early for a notice (the call is still being set up); the next one tells.
+                    route.told = false;
+                }
             }
-            state.routes.insert(token.clone(), tx);
+            state.routes.insert(token.clone(), route);
         }
         ProgressGuard {
             router: self.clone(),
@@ -67,19 +113,23 @@ impl ProgressRouter {
         }
     }
 
-    /// Delivers to the waiting call, or keeps it for a call that has not registered yet.
-    fn route(&self, params: ProgressNotificationParam) {
+    /// Delivers to the waiting call, or keeps it for a call that has not registered yet. Returns the last progress
+    /// shown when this notification is the first of its call not to increase it.
+    fn route(&self, params: ProgressNotificationParam) -> Option<f64> {
         let Ok(mut state) = self.0.lock() else {
-            return;
+            return None;
         };
-        if let Some(tx) = state.routes.get(&params.progress_token) {
-            let _ = tx.send(params);
-            return;
+        if let Some(route) = state.routes.get_mut(&params.progress_token) {
+            return match route.admit(&params) {
+                Admitted::FirstDropped(last) => Some(last),
+                Admitted::Pass | Admitted::Dropped => None,
+            };
         }
         if state.unclaimed.len() == UNCLAIMED_KEPT {
             state.unclaimed.pop_front();
         }
         state.unclaimed.push_back(params);
+        None
     }
 }
 
@@ -154,16 +204,23 @@ pub struct WharfHandler {
 /// More log messages than this in a second from one server are not passed on one by one: a flood is summarised.
 pub const LOGS_PER_SECOND: usize = 50;
 
-/// Counts a server's log messages per second; past [`LOGS_PER_SECOND`] they are dropped and, when the second ends,
-/// one notice says how many.
+/// Counts a server's log messages per second; past [`LOGS_PER_SECOND`] they are dropped. A flood gets one notice,
+/// a second after it ends, with how many were dropped (a flood that never ends, one every
+/// [`LOG_FLOOD_REPORT_AFTER`]): a notice a second would be a flood of its own.
 #[derive(Debug, Clone, Default)]
 pub struct LogFlood(Arc<Mutex<FloodState>>);
+
+/// The longest a flood goes unreported.
+pub const LOG_FLOOD_REPORT_AFTER: std::time::Duration = std::time::Duration::from_secs(10);
 
 #[derive(Debug, Default)]
 struct FloodState {
     window: Option<std::time::Instant>,
     passed: usize,
+    /// Dropped since the flood's notice was last sent.
     dropped: usize,
+    /// A task is watching the flood, to report it when it ends.
+    flooding: bool,
 }
 
 impl LogFlood {
@@ -173,7 +230,7 @@ impl LogFlood {
         };
         let now = std::time::Instant::now();
         let started = *state.window.get_or_insert(now);
-        if now.duration_since(started) >= std::time::Duration::from_secs(1) && state.dropped == 0 {
+        if now.duration_since(started) >= std::time::Duration::from_secs(1) {
             state.window = Some(now);
             state.passed = 0;
         }
@@ -182,31 +239,42 @@ impl LogFlood {
             return true;
         }
         state.dropped += 1;
-        if state.dropped == 1 {
-            // The first drop of a window schedules its summary for the window's end.
-            let (flood, server, events) = (self.clone(), server.to_string(), events.clone());
-            let end = started + std::time::Duration::from_secs(1);
-            tokio::spawn(async move {
-                tokio::time::sleep_until(end.into()).await;
-                let dropped = flood
-                    .0
-                    .lock()
-                    .map(|mut s| {
-                        let dropped = s.dropped;
-                        *s = FloodState::default();
-                        dropped
-                    })
-                    .unwrap_or(0);
+        if !state.flooding {
+            state.flooding = true;
+            tokio::spawn(self.clone().report(server.to_string(), events.clone()));
+        }
+        false
+    }
+
+    /// Waits for the flood to end (a second without drops), then sends its one notice.
+    async fn report(self, server: String, events: EventSink) {
+        let began = tokio::time::Instant::now();
+        let (mut counted, mut seconds) = (0, 0u64);
+        loop {
+            tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+            let Ok(mut state) = self.0.lock() else {
+                return;
+            };
+            let ended = state.dropped == counted;
+            if !ended {
+                seconds += 1;
+            }
+            if ended || began.elapsed() >= LOG_FLOOD_REPORT_AFTER {
+                let dropped = std::mem::take(&mut state.dropped);
+                state.flooding = false;
+                drop(state);
                 events.emit(HostEvent::Notice {
                     server: Some(server),
                     code: "log_flood".into(),
                     message: format!(
-                        "{dropped} more log messages in one second were not shown (over {LOGS_PER_SECOND} a second)"
+                        "{dropped} more log messages were not shown: the server sent over {LOGS_PER_SECOND} a \
+                         second for about {seconds} s"
                     ),
                 });
-            });
+                return;
+            }
+            counted = state.dropped;
         }
-        false
     }
 }
 
@@ -346,7 +414,17 @@ impl ClientHandler for WharfHandler {
         _context: NotificationContext<RoleClient>,
     ) {
         // Unclaimed progress waits for its call to register; progress of calls long gone is dropped.
-        self.progress.route(params);
+        let progress = params.progress;
+        if let Some(last) = self.progress.route(params) {
+            self.events.emit(HostEvent::Notice {
+                server: Some(self.server.clone()),
+                code: "progress_not_increasing".into(),
+                message: format!(
+                    "the server sent progress {progress} after {last}, but progress must increase: its \
+                     notifications that do not are not shown for this call"
+                ),
+            });
+        }
     }
 
     async fn on_logging_message(
@@ -399,5 +477,43 @@ impl WharfHandler {
             server: self.server.clone(),
             kind,
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rmcp::model::NumberOrString;
+
+    fn token(n: i64) -> ProgressToken {
+        ProgressToken(NumberOrString::Number(n))
+    }
+
+    #[test]
+    fn progress_that_does_not_increase_is_dropped_and_told_once_per_call() {
+        let router = ProgressRouter::default();
+        // One arrives before its call registers: it is kept and checked like the rest.
+        assert_eq!(
+            router.route(ProgressNotificationParam::new(token(1), 5.0)),
+            None
+        );
+        let mut call = router.register(token(1));
+        let mut told = Vec::new();
+        for progress in [4.0, 6.0, 6.0, 3.0, f64::NAN, 7.0] {
+            told.extend(router.route(ProgressNotificationParam::new(token(1), progress)));
+        }
+        let mut passed = Vec::new();
+        while let Ok(p) = call.rx.try_recv() {
+            passed.push(p.progress);
+        }
+        assert_eq!(passed, [5.0, 6.0, 7.0]);
+        assert_eq!(told, [5.0], "one notice, for the first backwards step");
+        // Another call counts on its own.
+        let mut other = router.register(token(2));
+        assert_eq!(
+            router.route(ProgressNotificationParam::new(token(2), 1.0)),
+            None
+        );
+        assert_eq!(other.rx.try_recv().map(|p| p.progress).ok(), Some(1.0));
     }
 }
