@@ -88,12 +88,6 @@ fn garbage_then_a_crash_mid_call_is_reported_and_the_server_restarts() {
     );
 }
 
-fn peak_rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
-    line.split_whitespace().nth(1).unwrap().parse().unwrap()
-}
-
 #[test]
 fn a_100_mb_answer_fails_its_call_only_and_memory_stays_bounded() {
     let scratch =
@@ -168,28 +162,6 @@ fn a_server_that_takes_20_seconds_to_start_is_not_taken_for_a_legacy_one() {
         started.elapsed() >= Duration::from_secs(20),
         "the fixture really was slow"
     );
-}
-
-fn wait_gone(pid: u32) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    while std::path::Path::new(&format!("/proc/{pid}")).exists() {
-        // A reaped process can linger as a zombie of its parent; that is gone enough.
-        let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .map(|s| {
-                s.split(") ")
-                    .nth(1)
-                    .is_some_and(|rest| rest.starts_with('Z'))
-            })
-            .unwrap_or(true);
-        if zombie {
-            return true;
-        }
-        if Instant::now() > deadline {
-            return false;
-        }
-        std::thread::park_timeout(Duration::from_millis(20));
-    }
-    true
 }
 
 fn server_pid(session: &mut Session, id: i64) -> u32 {

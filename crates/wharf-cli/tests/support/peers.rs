@@ -348,3 +348,33 @@ pub fn everything_http() -> HttpEverything {
 pub fn python_stdio() -> Value {
     stdio_server(&python(), &[fixture("py_server.py").to_str().unwrap()])
 }
+
+/// The peak resident memory of a process so far (VmHWM), in KiB.
+pub fn peak_rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+/// Waits (at most 15 s) until the process is gone; false if it is still there.
+pub fn wait_gone(pid: u32) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while std::path::Path::new(&format!("/proc/{pid}")).exists() {
+        // A reaped process can linger as a zombie of its parent; that is gone enough.
+        let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map(|s| {
+                s.split(") ")
+                    .nth(1)
+                    .is_some_and(|rest| rest.starts_with('Z'))
+            })
+            .unwrap_or(true);
+        if zombie {
+            return true;
+        }
+        if Instant::now() > deadline {
+            return false;
+        }
+        std::thread::park_timeout(Duration::from_millis(20));
+    }
+    true
+}
