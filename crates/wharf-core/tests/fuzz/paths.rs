@@ -85,7 +85,8 @@ fn truth(form: Form, ws: &Path, segments: &[String]) -> Option<PathBuf> {
             let uri = written(form, ws, segments);
             url::Url::parse(&uri).ok()?.to_file_path().ok()?
         }
-        Form::Relative | Form::Absolute => ws.join(segments.join("/")),
+        // As the text reads: relative to the folder, unless it starts with `/` (`//a` included).
+        Form::Relative | Form::Absolute => ws.join(written(form, ws, segments)),
     };
     base.canonicalize().ok()
 }
