@@ -231,20 +231,22 @@ impl StdioTransport {
     }
 
     fn check(&mut self, text: &[u8]) -> Option<ServerJsonRpcMessage> {
-        let value: Value = match serde_json::from_slice(text) {
-            Ok(v) => v,
-            Err(e) => {
-                self.events.server_error(
-                    &self.server,
-                    "invalid_json",
-                    format!("ignored a line that is not JSON ({e}): {}", preview(text)),
-                );
-                return None;
-            }
-        };
-        let message: ServerJsonRpcMessage = match serde_json::from_value(value.clone()) {
+        // Straight from the bytes: this is every message's path. The line is parsed a second time, as plain JSON,
+        // only to say what was wrong with it.
+        let message: ServerJsonRpcMessage = match serde_json::from_slice(text) {
             Ok(m) => m,
             Err(e) => {
+                let value: Value = match serde_json::from_slice(text) {
+                    Ok(v) => v,
+                    Err(e) => {
+                        self.events.server_error(
+                            &self.server,
+                            "invalid_json",
+                            format!("ignored a line that is not JSON ({e}): {}", preview(text)),
+                        );
+                        return None;
+                    }
+                };
                 let method = value.get("method").and_then(Value::as_str);
                 if value.get("id").is_none() && method.is_some() {
                     // Notifications we do not know (LSP, vendor extensions) are allowed by the spec; skip them quietly.

@@ -30,7 +30,8 @@ impl Connection {
         options: &CallOptions,
     ) -> Result<Value, ConnectionError> {
         if options.on_behalf_of_user && self.path_arguments != PathArgumentPolicy::Allow {
-            self.check_path_arguments(tool, args.as_ref()).await?;
+            // Boxed, as every rare branch's future (see `request`).
+            Box::pin(self.check_path_arguments(tool, args.as_ref())).await?;
         }
         let mut params = CallToolRequestParams::new(tool.to_string());
         params.arguments = args;
@@ -51,9 +52,8 @@ impl Connection {
             }) if self.broker.capabilities.elicitation_url => {
                 // The tool needs the user in the browser first: each page consented to and finished, then one
                 // retry with the same arguments (a second -32042 is the caller's to see).
-                self.serve_required_urls(&cause, &message, data.as_ref())
-                    .await?;
-                call().await?
+                Box::pin(self.serve_required_urls(&cause, &message, data.as_ref())).await?;
+                Box::pin(call()).await?
             }
             other => other?,
         };
@@ -189,7 +189,7 @@ impl Connection {
             match Round::of(result)? {
                 Round::Complete(result) => return Ok(result),
                 Round::InputRequired(input) => {
-                    (responses, state) = self.answer_round(input, cause).await?
+                    (responses, state) = Box::pin(self.answer_round(input, cause)).await?
                 }
             }
         }
@@ -206,7 +206,7 @@ impl Connection {
         options: &CallOptions,
     ) -> Result<ServerResult, ConnectionError> {
         if self.is_closed() {
-            return Err(self.explain_closed(self.closed_error()).await);
+            return Err(Box::pin(self.explain_closed(self.closed_error())).await);
         }
         let mut request = request;
         if let Some(level) = self.modern_log_level() {
@@ -216,19 +216,18 @@ impl Connection {
                 .insert(LOG_LEVEL_META.into(), Value::String(level));
         }
         let peer = self.service.peer().clone();
-        let handle = match peer
-            .send_request_with_option(request, PeerRequestOptions::no_options())
-            .await
-        {
+        // Boxed, like every future of a rare branch here: a call's future is moved whole when spawned and when its
+        // output is taken, so its size is paid on every call (rmcp's send alone is about 3 KB).
+        let sent = Box::pin(peer.send_request_with_option(request, PeerRequestOptions::no_options()));
+        let handle = match sent.await {
             Ok(handle) => handle,
-            Err(e) => return Err(self.explain_closed(self.map_service_error(e)).await),
+            Err(e) => return Err(Box::pin(self.explain_closed(self.map_service_error(e))).await),
         };
         let id = handle.id.clone();
         let mut progress = self.progress.register(handle.progress_token.clone());
         let timeout = options.timeout.unwrap_or(self.request_timeout);
         let mut deadline = tokio::time::Instant::now() + timeout;
-        let response = handle.await_response();
-        tokio::pin!(response);
+        let mut response = Box::pin(handle.await_response());
         let abandoned = loop {
             tokio::select! {
                 // Progress first: a server's last notification often travels right before its answer.
@@ -244,7 +243,7 @@ impl Connection {
                         self.emit_progress(&options.label, &p);
                     }
                     return match result.map_err(|e| self.map_service_error(e)) {
-                        Err(e) => Err(self.explain_closed(e).await),
+                        Err(e) => Err(Box::pin(self.explain_closed(e)).await),
                         ok => ok,
                     };
                 }
@@ -258,7 +257,7 @@ impl Connection {
         };
         let cancelled = CancelledNotificationParam::new(Some(id), Some(reason.into()));
         // Best effort: the server may already be gone, and the caller gets its answer either way.
-        let _ = peer.notify_cancelled(cancelled).await;
+        let _ = Box::pin(peer.notify_cancelled(cancelled)).await;
         Err(abandoned)
     }
 
