@@ -218,7 +218,8 @@ impl Connection {
         let peer = self.service.peer().clone();
         // Boxed, like every future of a rare branch here: a call's future is moved whole when spawned and when its
         // output is taken, so its size is paid on every call (rmcp's send alone is about 3 KB).
-        let sent = Box::pin(peer.send_request_with_option(request, PeerRequestOptions::no_options()));
+        let sent =
+            Box::pin(peer.send_request_with_option(request, PeerRequestOptions::no_options()));
         let handle = match sent.await {
             Ok(handle) => handle,
             Err(e) => return Err(Box::pin(self.explain_closed(self.map_service_error(e))).await),
