@@ -452,11 +452,32 @@ impl Round {
             other => serde_json::to_value(other),
         }
         .map_err(|e| ConnectionError::Protocol(e.to_string()))?;
+        if !value.is_object() {
+            // A result is an object in every MCP method Wharf sends; `null` or a bare value would reach the caller
+            // as a result without content.
+            let text: String = value.to_string().chars().take(80).collect();
+            return Err(ConnectionError::Protocol(format!(
+                "the server's result is not an object: {text}"
+            )));
+        }
         match value.get("resultType").and_then(Value::as_str) {
             None | Some("complete") => Ok(Round::Complete(value)),
+            // rmcp could not read it as an `InputRequiredResult`, so it arrived as some other result: say why.
+            Some("input_required") => {
+                let why = serde_json::from_value::<InputRequiredResult>(value)
+                    .err()
+                    .map(|e| e.to_string())
+                    .unwrap_or_else(|| "it does not match the schema".into());
+                Err(ConnectionError::Protocol(format!(
+                    "the server asked for input, but its InputRequiredResult is malformed: {why}"
+                )))
+            }
             Some(other) => Err(ConnectionError::Protocol(format!(
                 "the server answered with an unknown resultType \"{other}\""
             ))),
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -164,12 +164,11 @@ async fn check_case(conn: &Connection, case: &str, replies: &[Value]) -> Result<
         Err(ConnectionError::Timeout(_)) | Err(ConnectionError::Closed(_)) => {
             return Err(TestCaseError::fail(format!("{outcome:?} for {replies:?}")))
         }
-        // A result that is not an object at all (`"result": null`) still comes back as it is: mrtr.rs (not edited
-        // here, see the issue) should refuse it as a protocol error.
-        Ok(result) if result.is_object() => {
-            prop_assert!(result.get("content").is_some(), "{result}")
-        }
-        Ok(_) => {}
+        // Any result the caller gets is an object with content; anything else is refused as a protocol error.
+        Ok(result) => prop_assert!(
+            result.is_object() && result.get("content").is_some(),
+            "{result}"
+        ),
         Err(_) => {}
     }
     let log = conn
