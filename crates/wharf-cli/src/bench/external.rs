@@ -114,10 +114,7 @@ impl External {
             stdout: BufReader::new(stdout).lines(),
             stderr: tail,
         };
-        let ready = client
-            .answer(CONNECT_TIMEOUT)
-            .await
-            .map_err(failed)?;
+        let ready = client.answer(CONNECT_TIMEOUT).await.map_err(failed)?;
         client.era = match ready.get("era").and_then(Value::as_str) {
             Some("modern") => Some(Era::Modern),
             Some("legacy") => Some(Era::Legacy),
