@@ -6,7 +6,7 @@ export WHARF_PEERS ?= $(CURDIR)/.peers
 CARGO ?= cargo
 UI_STAMP := ui/node_modules/.wharf-installed
 
-.PHONY: run test deps ui build package lint test-rust check-bindings test-fixtures test-ui test-app test-e2e test-package test-conformance bench fuzz
+.PHONY: run test deps ui build package lint test-rust check-bindings test-fixtures test-ui test-app test-e2e test-package test-conformance bench bench-app fuzz
 
 deps:
 	@bash scripts/deps.sh
@@ -82,6 +82,15 @@ bench: deps
 	target/release/wharf bench calls $(BENCH_ARGS)
 	target/release/wharf bench connect $(CONNECT_ARGS)
 	target/release/wharf bench memory $(MEMORY_ARGS)
+
+# Benchmarks 4 and 5 of issue 8 for the app (tests/e2e/bench.sh): cold start to the window showing 5 servers ready,
+# elicitation request to dialog visible, peak RSS of the app and its WebKit processes, each beside the app with no
+# servers. A release build of the app, under Xvfb through the e2e harness. Not part of `test`, and not run by `bench`:
+# it needs a display stack and tauri-driver, and the app's release build alone takes minutes on 2 cores.
+# BENCH_APP_ARGS passes options, e.g. make bench-app BENCH_APP_ARGS="--starts 3 --elicitations 2".
+BENCH_APP_ARGS ?=
+bench-app: deps ui
+	bash tests/e2e/bench.sh $(BENCH_APP_ARGS)
 
 # Fuzzing (issue 8): the proptest properties that `cargo test` runs 256 cases of, with FUZZ_CASES cases each, each
 # target stopped after FUZZ_SECONDS (its cases until then passed; a time-out is no failure). Not part of `test`. A

@@ -1,0 +1,161 @@
+//! The app's processes and their memory, from /proc: the app itself (found by the HOME its run was given), and
+//! everything below it (WebKit's web and network processes, the MCP servers and what they started).
+
+use std::collections::HashMap;
+use std::path::Path;
+
+/// One process as /proc/PID/status describes it.
+#[derive(Debug, Clone)]
+pub struct Proc {
+    pub pid: i32,
+    pub ppid: i32,
+    /// The kernel's 15-character name (`WebKitWebProces`, `WebKitNetworkPr`).
+    pub name: String,
+    /// Peak resident set size (VmHWM), KiB: shared pages (WebKit's libraries, the graphics buffers the web process
+    /// shares with the app) count in full in every process that maps them.
+    pub peak_kib: u64,
+    /// Resident now (VmRSS), and its parts: anonymous, file-backed, shared memory (KiB).
+    pub rss_kib: u64,
+    pub anon_kib: u64,
+    pub file_kib: u64,
+    pub shmem_kib: u64,
+    /// Proportional set size now (smaps_rollup): each shared page divided among the processes mapping it, so
+    /// the sum over processes does not count a page twice. 0 when unreadable.
+    pub pss_kib: u64,
+}
+
+/// Who pays for a process: the app (and WebKit, which the app is made of) or a server the user configured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Part {
+    App,
+    WebProcess,
+    NetworkProcess,
+    /// WebKit's other helpers, if any appear (GPU process, sandbox): counted with the app.
+    OtherWebKit,
+    /// MCP servers and their children: not the app's memory (the user runs them with any host).
+    Server,
+}
+
+impl Part {
+    pub fn label(self) -> &'static str {
+        match self {
+            Part::App => "wharf-app",
+            Part::WebProcess => "WebKitWebProcess",
+            Part::NetworkProcess => "WebKitNetworkProcess",
+            Part::OtherWebKit => "other WebKit helpers",
+            Part::Server => "MCP servers (not counted)",
+        }
+    }
+
+    pub fn counted(self) -> bool {
+        self != Part::Server
+    }
+}
+
+fn read(pid: i32) -> Option<Proc> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix(name))
+            .map(str::trim)
+    };
+    let kib = |name: &str| {
+        field(name)
+            .and_then(|v| v.trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or(0)
+    };
+    Some(Proc {
+        pid,
+        ppid: field("PPid:")?.parse().ok()?,
+        name: field("Name:")?.to_owned(),
+        peak_kib: kib("VmHWM:"),
+        rss_kib: kib("VmRSS:"),
+        anon_kib: kib("RssAnon:"),
+        file_kib: kib("RssFile:"),
+        shmem_kib: kib("RssShmem:"),
+        pss_kib: pss(pid).unwrap_or(0),
+    })
+}
+
+fn pss(pid: i32) -> Option<u64> {
+    let rollup = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).ok()?;
+    rollup
+        .lines()
+        .find_map(|line| line.strip_prefix("Pss:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+fn pids() -> Vec<i32> {
+    std::fs::read_dir("/proc")
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter_map(|e| e.file_name().to_str()?.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The app's pid: the `wharf-app` whose environment has `HOME=<home>` (each run has a HOME of its own).
+pub fn app_pid(home: &Path) -> Option<i32> {
+    let needle = format!("HOME={}", home.display());
+    pids().into_iter().find(|pid| {
+        let named = std::fs::read_to_string(format!("/proc/{pid}/comm"))
+            .is_ok_and(|comm| comm.trim_end() == "wharf-app");
+        named
+            && std::fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|env| env.split(|&b| b == 0).any(|var| var == needle.as_bytes()))
+    })
+}
+
+/// The app and all its descendants, each with the part it belongs to.
+pub fn tree(app: i32) -> Vec<(Part, Proc)> {
+    let all: Vec<Proc> = pids().into_iter().filter_map(read).collect();
+    let mut children: HashMap<i32, Vec<&Proc>> = HashMap::new();
+    for proc in &all {
+        children.entry(proc.ppid).or_default().push(proc);
+    }
+    let Some(root) = all.iter().find(|p| p.pid == app) else {
+        return Vec::new();
+    };
+    let mut found = vec![(Part::App, root.clone())];
+    // (process, part inherited from its parent: a server's children are the server's)
+    let mut stack: Vec<(&Proc, Option<Part>)> = children
+        .get(&app)
+        .map(|c| c.iter().map(|p| (*p, None)).collect())
+        .unwrap_or_default();
+    while let Some((proc, inherited)) = stack.pop() {
+        let part = inherited.unwrap_or_else(|| classify(&proc.name));
+        found.push((part, proc.clone()));
+        let passed = (part == Part::Server).then_some(Part::Server);
+        if let Some(kids) = children.get(&proc.pid) {
+            stack.extend(kids.iter().map(|k| (*k, passed)));
+        }
+    }
+    found
+}
+
+fn classify(name: &str) -> Part {
+    if name.starts_with("WebKitWebProces") {
+        Part::WebProcess
+    } else if name.starts_with("WebKitNetworkPr") {
+        Part::NetworkProcess
+    } else if name.starts_with("WebKit") || name == "bwrap" || name == "xdg-dbus-proxy" {
+        Part::OtherWebKit
+    } else {
+        Part::Server
+    }
+}
+
+/// Whether `pid` still runs as `name` (a pid reused by another program does not count).
+pub fn running(pid: i32, name: &str) -> bool {
+    read(pid).is_some_and(|p| p.name == name)
+        && std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|stat| {
+                stat.rsplit_once(')')
+                    .and_then(|(_, rest)| rest.split_whitespace().next().map(|s| s != "Z"))
+            })
+            .unwrap_or(false)
+}
