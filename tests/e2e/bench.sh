@@ -33,6 +33,8 @@ if [ -z "${WHARF_BENCH_APP:-}" ]; then
 fi
 cargo build -p wharf-e2e --bin bench-app
 
-echo "bench-app: $(date -u), $(nproc) cores, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
+echo "bench-app: $(date -u); $(nproc) cores ($cpu); Linux $(uname -r)"
+echo "bench-app: uptime at the start: $(uptime)"
 target/debug/bench-app "$@"
-echo "bench-app: done, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "bench-app: uptime at the end: $(uptime)"

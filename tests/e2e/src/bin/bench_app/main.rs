@@ -12,6 +12,8 @@
 //!   of the session (servers listed apart).
 //!
 //! Usage: bench-app [--starts N] [--elicitations K] [--app PATH]
+//!        (WHARF_BENCH_SMAPS=DIR also saves /proc/PID/smaps of the app and its WebKit processes at the end of each
+//!        session, to see where their memory goes)
 //!        bench-app stamp-proxy FILE -- COMMAND ARGS...   (used by the runs themselves)
 #![allow(clippy::result_large_err)]
 
@@ -292,6 +294,9 @@ async fn run_once(setup: &Setup, servers: usize, elicitations: usize) -> Result<
             (Vec::new(), None)
         };
         let memory = procs::tree(pid);
+        if let Some(dir) = std::env::var_os("WHARF_BENCH_SMAPS") {
+            procs::save_smaps(&memory, Path::new(&dir), servers);
+        }
         seen = memory
             .iter()
             .map(|(_, p)| (p.pid, p.name.clone()))

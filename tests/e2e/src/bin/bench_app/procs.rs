@@ -159,3 +159,18 @@ pub fn running(pid: i32, name: &str) -> bool {
             })
             .unwrap_or(false)
 }
+
+/// Copies /proc/PID/smaps of the app and its WebKit processes to `dir` (named servers-name-pid.smaps), for a look at
+/// which mappings hold their memory. Best effort: a process that has gone is skipped.
+pub fn save_smaps(tree: &[(Part, Proc)], dir: &Path, servers: usize) {
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        eprintln!("bench-app: no smaps dir {}: {e}", dir.display());
+        return;
+    }
+    for (_, proc) in tree.iter().filter(|(part, _)| part.counted()) {
+        let to = dir.join(format!("{servers}-{}-{}.smaps", proc.name, proc.pid));
+        if let Err(e) = std::fs::copy(format!("/proc/{}/smaps", proc.pid), &to) {
+            eprintln!("bench-app: smaps of {}: {e}", proc.pid);
+        }
+    }
+}
