@@ -32,6 +32,9 @@ pub enum Part {
     NetworkProcess,
     /// WebKit's other helpers, if any appear (GPU process, sandbox): counted with the app.
     OtherWebKit,
+    /// Wharf's own watchdog per stdio server (a tiny `sh` that kills the server's group if the app dies): the
+    /// app's cost, counted.
+    Watchdog,
     /// MCP servers and their children: not the app's memory (the user runs them with any host).
     Server,
 }
@@ -43,6 +46,7 @@ impl Part {
             Part::WebProcess => "WebKitWebProcess",
             Part::NetworkProcess => "WebKitNetworkProcess",
             Part::OtherWebKit => "other WebKit helpers",
+            Part::Watchdog => "Wharf's server watchdogs (sh)",
             Part::Server => "MCP servers (not counted)",
         }
     }
@@ -120,10 +124,15 @@ pub fn tree(app: i32) -> Vec<(Part, Proc)> {
         return Vec::new();
     };
     let mut found = vec![(Part::App, root.clone())];
-    // (process, part inherited from its parent: a server's children are the server's)
+    // (process, part inherited from its parent: a server's children are the server's). Wharf starts each stdio
+    // server's watchdog as `/bin/sh -c ...` (wharf-core's process.rs); the servers here are never started by sh.
     let mut stack: Vec<(&Proc, Option<Part>)> = children
         .get(&app)
-        .map(|c| c.iter().map(|p| (*p, None)).collect())
+        .map(|c| {
+            c.iter()
+                .map(|p| (*p, (p.name == "sh").then_some(Part::Watchdog)))
+                .collect()
+        })
         .unwrap_or_default();
     while let Some((proc, inherited)) = stack.pop() {
         let part = inherited.unwrap_or_else(|| classify(&proc.name));
