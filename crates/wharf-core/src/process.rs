@@ -224,6 +224,80 @@ pub fn spawn(
     })
 }
 
+/// `spawn`, on one of Wharf's spawner threads rather than the caller's. fork/exec blocks for about a millisecond per process
+/// (two with the watchdog); there, a host starting many servers goes on with the ones already spawned (their probes
+/// and handshakes) while the next ones are forked. The threads never exit, because
+/// `PR_SET_PDEATHSIG` fires when the *thread* that forked the child ends, not the process: forked from a pool
+/// thread that retires when idle, a server would be killed seconds after it started.
+pub async fn spawn_off_thread(
+    command: &str,
+    args: &[String],
+    env: &BTreeMap<String, String>,
+    cwd: Option<&PathBuf>,
+) -> Result<SpawnedServer, SpawnError> {
+    let (command, args, env, cwd) = (
+        command.to_string(),
+        args.to_vec(),
+        env.clone(),
+        cwd.cloned(),
+    );
+    let runtime = tokio::runtime::Handle::current();
+    let (reply, answer) = tokio::sync::oneshot::channel();
+    let unavailable = |why: &str| SpawnError::Io {
+        command: command.clone(),
+        source: std::io::Error::other(format!("Wharf's process spawner {why}")),
+    };
+    let job: SpawnJob = Box::new({
+        let command = command.clone();
+        move || {
+            // The pipes and the exit watcher register with the caller's runtime.
+            let _entered = runtime.enter();
+            let _ = reply.send(spawn(&command, &args, &env, cwd.as_ref()));
+        }
+    });
+    spawner()
+        .lock()
+        .map_err(|_| unavailable("is unusable"))?
+        .send(job)
+        .map_err(|_| unavailable("has stopped"))?;
+    answer
+        .await
+        .map_err(|_| unavailable("dropped the request"))?
+}
+
+type SpawnJob = Box<dyn FnOnce() + Send>;
+
+fn spawner() -> &'static Mutex<std::sync::mpsc::Sender<SpawnJob>> {
+    static SPAWNER: std::sync::OnceLock<Mutex<std::sync::mpsc::Sender<SpawnJob>>> =
+        std::sync::OnceLock::new();
+    SPAWNER.get_or_init(|| {
+        let (tx, rx) = std::sync::mpsc::channel::<SpawnJob>();
+        let rx = Arc::new(Mutex::new(rx));
+        // One thread per core: forks of many servers then overlap too.
+        let threads = std::thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 4));
+        for n in 0..threads {
+            let rx = rx.clone();
+            let started = std::thread::Builder::new()
+                .name(format!("wharf-spawner-{n}"))
+                .spawn(move || loop {
+                    let job = match rx.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => return,
+                    };
+                    match job {
+                        Ok(job) => job(),
+                        Err(_) => return,
+                    }
+                });
+            if let Err(e) = started {
+                // With no thread at all, jobs fail with "has stopped" once the receiver is gone.
+                tracing::error!("cannot start Wharf's process spawner thread: {e}");
+            }
+        }
+        Mutex::new(tx)
+    })
+}
+
 /// A tiny `sh` that waits for its stdin to close, then kills the server's process group. If it cannot start, the
 /// parent-death signal on the direct child still applies.
 fn spawn_watchdog(pgid: i32) -> Option<Child> {

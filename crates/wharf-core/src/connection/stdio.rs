@@ -25,7 +25,8 @@ pub(super) async fn connect(
     cwd: Option<&PathBuf>,
     era: Option<Era>,
 ) -> Result<Connection, ConnectionError> {
-    let spawned = crate::process::spawn(command, args, env, cwd)
+    let spawned = crate::process::spawn_off_thread(command, args, env, cwd)
+        .await
         .map_err(|e| ConnectionError::Spawn(e.to_string()))?;
     let mut process = spawned.process;
     let stderr = process.stderr.clone();
