@@ -59,6 +59,7 @@ impl From<ConnectionError> for CommandError {
             ConnectionError::Cancelled => "cancelled",
             ConnectionError::Protocol(_) => "protocol",
             ConnectionError::Refused(_) => "refused",
+            ConnectionError::Auth(_) => "auth",
         };
         CommandError::new(code, e.to_string())
     }

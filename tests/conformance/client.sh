@@ -5,4 +5,6 @@
 # (and MCP_CONFORMANCE_CONTEXT / MCP_CONFORMANCE_PROTOCOL_VERSION), which `wharf conformance` reads.
 # WHARF_BIN: the wharf binary under test (default: the debug build of this checkout).
 here=$(cd "$(dirname "$0")" && pwd)
+# The auth scenarios' "browser" (see browser.sh); webbrowser runs $BROWSER with the sign-in URL.
+export BROWSER="$here/browser.sh"
 exec "${WHARF_BIN:-$here/../../target/debug/wharf}" conformance "$@"

@@ -6,9 +6,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
+use wharf_core::auth::{AuthOptions, ConsentAll, PreRegistered, TokenStore};
 use wharf_core::broker::Broker;
 use wharf_core::config::{ServerDef, TransportDef};
 use wharf_core::connection::ConnectContext;
+use wharf_core::secrets::Secret;
 use wharf_core::{CallOptions, Connection, Era, EraCache};
 
 use crate::events_file::EventsFile;
@@ -37,11 +39,41 @@ pub async fn run(url: &str, broker: Broker, events: EventsFile) -> Result<ExitCo
         Ok(v) if !v.is_empty() => eras.put(&def.definition_hash(), Era::Legacy),
         _ => {}
     }
-    let ctx = ConnectContext::new(broker, events.sink(), Arc::new(eras));
+    let mut ctx = ConnectContext::new(broker, events.sink(), Arc::new(eras));
+    ctx.auth = Some(auth_options(&def.name));
     let conn = Connection::connect(&def, &ctx).await?;
     let outcome = exercise(&conn, &scenario).await;
     conn.shutdown().await;
     outcome.map(|()| ExitCode::SUCCESS)
+}
+
+/// Sign-in for the auth scenarios: nobody to ask, so consent is given; the "browser" is `$BROWSER` (client.sh
+/// points it at a script that follows the redirect); tokens stay in memory.
+fn auth_options(server: &str) -> AuthOptions {
+    let mut options = AuthOptions::new(Arc::new(ConsentAll), TokenStore::memory());
+    options.sign_in_timeout = Duration::from_secs(20);
+    // The URL the suite's authorization server expects as a Client ID Metadata Document client id.
+    options.client_metadata_url =
+        Some("https://conformance-test.local/client-metadata.json".into());
+    // auth/pre-registration hands over the client its authorization server knows.
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or(Value::Null);
+    if let Some(client_id) = context.get("client_id").and_then(Value::as_str) {
+        let client_secret = context
+            .get("client_secret")
+            .and_then(Value::as_str)
+            .map(Secret::new);
+        options.preregistered.insert(
+            server.to_string(),
+            PreRegistered {
+                client_id: client_id.to_string(),
+                client_secret,
+            },
+        );
+    }
+    options
 }
 
 async fn exercise(conn: &Connection, scenario: &str) -> Result<(), Failure> {

@@ -275,6 +275,7 @@ fn error_code(e: &ConnectionError) -> &'static str {
         ConnectionError::Protocol(_) => "protocol",
         ConnectionError::UnknownServer(_) => "unknown_server",
         ConnectionError::Refused(_) => "refused",
+        ConnectionError::Auth(_) => "auth",
     }
 }
 

@@ -59,6 +59,8 @@ pub enum ConnectionError {
     UnknownServer(String),
     #[error("refused: {0}")]
     Refused(String),
+    #[error("{0}")]
+    Auth(#[from] crate::auth::AuthError),
 }
 
 fn detail(reason: &Option<String>) -> String {
@@ -142,6 +144,10 @@ pub struct Connection {
     listen_acked: tokio::sync::watch::Receiver<u64>,
     /// The log level the user chose for this server: on 2026-07-28 every request carries it.
     log_level: Mutex<Option<String>>,
+    /// The tool list last read, with the `tools_version` it was read at: the path-argument check of every user call
+    /// needs the schemas, and a `tools/list` before each call would double its round trips.
+    tools: Mutex<Option<(u64, Arc<Vec<ToolInfo>>)>>,
+    tools_version: handler::ToolsVersion,
 }
 
 /// Everything `connect` needs besides the definition.
@@ -153,6 +159,8 @@ pub struct ConnectContext {
     pub max_message_bytes: usize,
     /// The folders the roots come from.
     pub workspace: Arc<SharedWorkspace>,
+    /// How HTTP servers that answer 401 are signed in to; None: such a server fails to connect, saying why.
+    pub auth: Option<crate::auth::AuthOptions>,
 }
 
 impl ConnectContext {
@@ -176,6 +184,7 @@ impl ConnectContext {
             eras,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             workspace: SharedWorkspace::new(Default::default(), None),
+            auth: None,
         }
     }
 }
@@ -284,6 +293,7 @@ impl Connection {
             broker: ctx.broker.clone(),
             events: ctx.events.clone(),
             progress: ProgressRouter::default(),
+            tools_version: Default::default(),
             definition_hash: def.definition_hash(),
             log_flood: Default::default(),
             protocol_version: protocol(era),
@@ -305,6 +315,7 @@ impl Connection {
         let identity = identity_of(&service, era);
         // The same bookkeeping the handler answers `roots/list` with (the flags are shared).
         let roots = service.service().roots.clone();
+        let tools_version = service.service().tools_version.clone();
         let base = listen::filter_for(&identity.capabilities).unwrap_or_default();
         let (listen_filter, filters) = tokio::sync::watch::channel((0u64, base));
         let (acked, listen_acked) = tokio::sync::watch::channel(0u64);
@@ -317,6 +328,7 @@ impl Connection {
                 def.name.clone(),
                 ctx.events.clone(),
                 closed.clone(),
+                tools_version.clone(),
             ));
         }
         Connection {
@@ -338,6 +350,8 @@ impl Connection {
             listen_filter,
             listen_acked,
             log_level: Mutex::default(),
+            tools: Mutex::default(),
+            tools_version,
         }
     }
 
@@ -422,11 +436,13 @@ impl Connection {
         if self.is_closed() {
             return Err(self.explain_closed(self.closed_error()).await);
         }
+        // Read before the request: a change announced while it is on its way makes this list stale at once.
+        let version = self.tools_version.get();
         let tools = match self.service.peer().list_all_tools().await {
             Ok(tools) => tools,
             Err(e) => return Err(self.explain_closed(self.map_service_error(e)).await),
         };
-        Ok(tools
+        let tools: Vec<ToolInfo> = tools
             .into_iter()
             .map(|t| ToolInfo {
                 name: t.name.to_string(),
@@ -434,7 +450,22 @@ impl Connection {
                 input_schema: Value::Object((*t.input_schema).clone()),
                 annotations: t.annotations.and_then(|a| serde_json::to_value(a).ok()),
             })
-            .collect())
+            .collect();
+        if let Ok(mut cached) = self.tools.lock() {
+            *cached = Some((version, Arc::new(tools.clone())));
+        }
+        Ok(tools)
+    }
+
+    /// The tool list as last read, unless the server said since that its tools changed; else read now.
+    pub(crate) async fn current_tools(&self) -> Result<Arc<Vec<ToolInfo>>, ConnectionError> {
+        let cached = self.tools.lock().ok().and_then(|c| c.clone());
+        if let Some((version, tools)) = cached {
+            if version == self.tools_version.get() {
+                return Ok(tools);
+            }
+        }
+        Ok(Arc::new(self.list_tools().await?))
     }
 
     /// Stops the connection the way the spec asks: close stdin, wait, SIGTERM, SIGKILL.

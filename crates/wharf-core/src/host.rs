@@ -528,7 +528,11 @@ async fn supervise(slot: Arc<Slot>, ctx: ConnectContext, restart: bool) {
                 });
             }
             Err(e) => {
-                let permanent = matches!(e, ConnectionError::Config(_) | ConnectionError::Spawn(_));
+                // A failed sign-in waits for the user: retrying would open the browser again and again.
+                let permanent = matches!(
+                    e,
+                    ConnectionError::Config(_) | ConnectionError::Spawn(_) | ConnectionError::Auth(_)
+                );
                 failures += 1;
                 if !restart || permanent || failures >= MAX_QUICK_FAILURES {
                     set_state(&slot, &ctx.events, SlotState::Failed(e));

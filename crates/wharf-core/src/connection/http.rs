@@ -1,5 +1,7 @@
 //! Streamable HTTP connections. The era is probed the spec's way: a modern `server/discover` POST, whose `400` body
 //! tells a legacy server from a modern one; a legacy answer gets a fresh transport and the `initialize` handshake.
+//! A server that answers `401` while connecting is signed in to (see `crate::auth`), outside the probe timeout,
+//! and connected to again.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -15,6 +17,7 @@ use super::{
     init_error, lifecycle, ConnectContext, Connection, ConnectionError, ProgressRouter,
     WharfHandler,
 };
+use crate::auth::client::AuthHttpClient;
 use crate::config::ServerDef;
 use crate::era::Era;
 use crate::stdio_transport::is_modern_error;
@@ -25,7 +28,8 @@ fn transport(
     url: &str,
     headers: &BTreeMap<String, String>,
     ctx: &ConnectContext,
-) -> Result<StreamableHttpClientTransport<reqwest::Client>, ConnectionError> {
+    client: &AuthHttpClient,
+) -> Result<StreamableHttpClientTransport<AuthHttpClient>, ConnectionError> {
     let mut custom = HashMap::new();
     for (name, value) in headers {
         let name = http::HeaderName::try_from(name.as_str())
@@ -39,7 +43,10 @@ fn transport(
         .max_json_response_size(ctx.max_message_bytes)
         .max_sse_event_size(ctx.max_message_bytes);
     config.allow_stateless = true;
-    Ok(StreamableHttpClientTransport::from_config(config))
+    Ok(StreamableHttpClientTransport::with_client(
+        client.clone(),
+        config,
+    ))
 }
 
 pub(super) async fn connect(
@@ -49,10 +56,37 @@ pub(super) async fn connect(
     headers: &BTreeMap<String, String>,
     cached: Option<Era>,
 ) -> Result<(Service, Era, ProgressRouter, CancellationToken), ConnectionError> {
+    let client = AuthHttpClient::new(&def.name, url, ctx.auth.clone()).await?;
+    // Once for the first sign-in, once more when the server wants more scopes right away.
+    for _ in 0..2 {
+        match probe(def, ctx, url, headers, cached, &client).await {
+            Err(e) => match client.take_pending() {
+                Some(pending) => client.resolve(pending).await?,
+                None => return Err(e),
+            },
+            Ok(done) => {
+                client.set_interactive();
+                return Ok(done);
+            }
+        }
+    }
+    let done = probe(def, ctx, url, headers, cached, &client).await?;
+    client.set_interactive();
+    Ok(done)
+}
+
+async fn probe(
+    def: &ServerDef,
+    ctx: &ConnectContext,
+    url: &str,
+    headers: &BTreeMap<String, String>,
+    cached: Option<Era>,
+    client: &AuthHttpClient,
+) -> Result<(Service, Era, ProgressRouter, CancellationToken), ConnectionError> {
     let attempt = |era: Era| async move {
         let handler = Connection::handler(def, ctx, era);
         let progress = handler.progress.clone();
-        let (t, closed) = Watched::new(transport(url, headers, ctx)?);
+        let (t, closed) = Watched::new(transport(url, headers, ctx, client)?);
         match tokio::time::timeout(
             def.probe_timeout,
             handler.serve_with_lifecycle(t, lifecycle(era)),

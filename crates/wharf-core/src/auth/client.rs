@@ -1,0 +1,360 @@
+//! The HTTP client of a Streamable HTTP connection. Without [`AuthOptions`] it is reqwest's, and a `401` only
+//! leaves its challenge for the connection to report. With them it is rmcp's `AuthClient` (the bearer token on
+//! every request, one silent refresh when the server rejects it), and a challenge is answered here:
+//!
+//! - while the connection is being set up, the request fails at once and the connection signs in outside its probe
+//!   timeout ([`AuthHttpClient::take_pending`], [`AuthHttpClient::resolve`]), then connects again;
+//! - once connected, the request waits for the sign-in (`401`) or the step-up (`403 insufficient_scope`, at most
+//!   [`MAX_STEP_UPS`] for one request) and is sent again. Concurrent requests that meet the same challenge wait for
+//!   one sign-in.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use futures::stream::BoxStream;
+use http::{HeaderName, HeaderValue};
+use rmcp::model::ClientJsonRpcMessage;
+use rmcp::transport::auth::{AuthClient, AuthError as RmcpAuthError};
+use rmcp::transport::streamable_http_client::SseError;
+use rmcp::transport::streamable_http_client::{
+    StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
+    StreamableHttpResponseLimits,
+};
+use sse_stream::Sse;
+
+use super::store::ServerCredentials;
+use super::{flow, AuthError, AuthOptions, MAX_STEP_UPS};
+
+type HttpError = StreamableHttpError<reqwest::Error>;
+
+/// A challenge met while connecting, to answer before connecting again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pending {
+    SignIn { challenge: String },
+    StepUp { scope: String },
+}
+
+#[derive(Clone)]
+pub struct AuthHttpClient {
+    inner: Inner,
+    shared: Arc<Shared>,
+}
+
+#[derive(Clone)]
+enum Inner {
+    Plain(reqwest::Client),
+    Auth(AuthClient<reqwest::Client>),
+}
+
+struct Shared {
+    server: String,
+    url: String,
+    options: Option<AuthOptions>,
+    creds: Option<ServerCredentials>,
+    interactive: AtomicBool,
+    pending: Mutex<Option<Pending>>,
+    /// Held for a whole sign-in; holds the port of the redirect URI the client registered.
+    signing_in: tokio::sync::Mutex<Option<u16>>,
+    /// Bumped by every completed sign-in, so a request that failed before it just tries again.
+    generation: AtomicU64,
+}
+
+impl AuthHttpClient {
+    pub async fn new(
+        server: &str,
+        url: &str,
+        options: Option<AuthOptions>,
+    ) -> Result<Self, AuthError> {
+        let (inner, creds) = match &options {
+            None => (Inner::Plain(reqwest::Client::default()), None),
+            Some(o) => {
+                let creds = ServerCredentials::new(server, o.store.clone());
+                let manager = flow::manager(server, url, &creds, true).await?;
+                (
+                    Inner::Auth(AuthClient::new(reqwest::Client::default(), manager)),
+                    Some(creds),
+                )
+            }
+        };
+        Ok(AuthHttpClient {
+            inner,
+            shared: Arc::new(Shared {
+                server: server.to_string(),
+                url: url.to_string(),
+                options,
+                creds,
+                interactive: AtomicBool::new(false),
+                pending: Mutex::new(None),
+                signing_in: tokio::sync::Mutex::new(None),
+                generation: AtomicU64::new(0),
+            }),
+        })
+    }
+
+    /// From now on challenges are answered inline (the connection is up).
+    pub fn set_interactive(&self) {
+        self.shared.interactive.store(true, Ordering::SeqCst);
+    }
+
+    /// The challenge that made the last request fail while connecting, if any.
+    pub fn take_pending(&self) -> Option<Pending> {
+        self.shared.pending.lock().ok().and_then(|mut p| p.take())
+    }
+
+    /// Answers a challenge met while connecting.
+    pub async fn resolve(&self, pending: Pending) -> Result<(), AuthError> {
+        let generation = self.shared.generation.load(Ordering::SeqCst);
+        match pending {
+            Pending::SignIn { challenge } => self.sign_in(&challenge, generation).await,
+            Pending::StepUp { scope } => self.step_up(&scope, generation).await,
+        }
+    }
+
+    fn options(
+        &self,
+    ) -> Result<
+        (
+            &AuthOptions,
+            &ServerCredentials,
+            &AuthClient<reqwest::Client>,
+        ),
+        AuthError,
+    > {
+        match (&self.shared.options, &self.shared.creds, &self.inner) {
+            (Some(o), Some(c), Inner::Auth(a)) => Ok((o, c, a)),
+            _ => Err(AuthError::NotAvailable {
+                server: self.shared.server.clone(),
+            }),
+        }
+    }
+
+    async fn sign_in(&self, challenge: &str, seen: u64) -> Result<(), AuthError> {
+        let (options, creds, client) = self.options()?;
+        let mut port = self.shared.signing_in.lock().await;
+        if self.shared.generation.load(Ordering::SeqCst) != seen {
+            return Ok(());
+        }
+        let s = &self.shared;
+        let (manager, used) =
+            flow::sign_in(&s.server, &s.url, options, creds, challenge, *port).await?;
+        *client.auth_manager.lock().await = manager;
+        *port = Some(used);
+        s.generation.fetch_add(1, Ordering::SeqCst);
+        tracing::info!(server = %s.server, "signed in");
+        Ok(())
+    }
+
+    async fn step_up(&self, scope: &str, seen: u64) -> Result<(), AuthError> {
+        let (options, _, client) = self.options()?;
+        let port = self.shared.signing_in.lock().await;
+        if self.shared.generation.load(Ordering::SeqCst) != seen {
+            return Ok(());
+        }
+        let manager = client.auth_manager.lock().await;
+        flow::step_up(&self.shared.server, options, &manager, scope, *port).await?;
+        self.shared.generation.fetch_add(1, Ordering::SeqCst);
+        tracing::info!(server = %self.shared.server, "signed in with more scopes");
+        Ok(())
+    }
+
+    /// Runs `call`, answering the challenges it meets (see the module comment).
+    async fn react<T, F, Fut>(&self, call: F) -> Result<T, HttpError>
+    where
+        F: Fn() -> Fut,
+        Fut: Future<Output = Result<T, HttpError>>,
+    {
+        let mut signed_in = false;
+        let mut step_ups = 0;
+        loop {
+            let seen = self.shared.generation.load(Ordering::SeqCst);
+            let err = match call().await {
+                Ok(v) => {
+                    if step_ups > 0 {
+                        if let Inner::Auth(a) = &self.inner {
+                            a.auth_manager
+                                .lock()
+                                .await
+                                .reset_scope_upgrade_attempts()
+                                .await;
+                        }
+                    }
+                    return Ok(v);
+                }
+                Err(e) => e,
+            };
+            let pending = match &err {
+                StreamableHttpError::AuthRequired(e) if !signed_in => Pending::SignIn {
+                    challenge: e.www_authenticate_header.clone(),
+                },
+                StreamableHttpError::InsufficientScope(e) if step_ups < MAX_STEP_UPS => {
+                    match &e.required_scope {
+                        Some(scope) => Pending::StepUp {
+                            scope: scope.clone(),
+                        },
+                        None => return Err(err),
+                    }
+                }
+                StreamableHttpError::InsufficientScope(_) if self.shared.options.is_some() => {
+                    let why = AuthError::StepUpLimit {
+                        server: self.shared.server.clone(),
+                        attempts: step_ups,
+                    };
+                    tracing::warn!(server = %self.shared.server, "{why}");
+                    return Err(StreamableHttpError::Auth(
+                        RmcpAuthError::AuthorizationFailed(why.to_string()),
+                    ));
+                }
+                _ => return Err(err),
+            };
+            if !self.shared.interactive.load(Ordering::SeqCst) {
+                if let Ok(mut p) = self.shared.pending.lock() {
+                    *p = Some(pending);
+                }
+                return Err(err);
+            }
+            let answered = match &pending {
+                Pending::SignIn { challenge } => {
+                    signed_in = true;
+                    self.sign_in(challenge, seen).await
+                }
+                Pending::StepUp { scope } => {
+                    step_ups += 1;
+                    self.step_up(scope, seen).await
+                }
+            };
+            if let Err(why) = answered {
+                tracing::warn!(server = %self.shared.server, "{why}");
+                return Err(StreamableHttpError::Auth(
+                    RmcpAuthError::AuthorizationFailed(why.to_string()),
+                ));
+            }
+        }
+    }
+}
+
+/// Both inner clients, one call.
+macro_rules! dispatch {
+    ($inner:expr, $method:ident($($arg:expr),*)) => {
+        match $inner {
+            Inner::Plain(c) => c.$method($($arg),*).await,
+            Inner::Auth(c) => c.$method($($arg),*).await,
+        }
+    };
+}
+
+impl StreamableHttpClient for AuthHttpClient {
+    type Error = reqwest::Error;
+
+    async fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<StreamableHttpPostResponse, HttpError> {
+        self.react(|| {
+            let (uri, message, session_id, auth_header, custom_headers) = (
+                uri.clone(),
+                message.clone(),
+                session_id.clone(),
+                auth_header.clone(),
+                custom_headers.clone(),
+            );
+            async move {
+                dispatch!(
+                    &self.inner,
+                    post_message(uri, message, session_id, auth_header, custom_headers)
+                )
+            }
+        })
+        .await
+    }
+
+    async fn post_message_with_response_limits(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        limits: StreamableHttpResponseLimits,
+    ) -> Result<StreamableHttpPostResponse, HttpError> {
+        self.react(|| {
+            let (uri, message, session_id, auth_header, custom_headers) = (
+                uri.clone(),
+                message.clone(),
+                session_id.clone(),
+                auth_header.clone(),
+                custom_headers.clone(),
+            );
+            async move {
+                dispatch!(
+                    &self.inner,
+                    post_message_with_response_limits(
+                        uri,
+                        message,
+                        session_id,
+                        auth_header,
+                        custom_headers,
+                        limits
+                    )
+                )
+            }
+        })
+        .await
+    }
+
+    async fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<(), HttpError> {
+        // Ending a session is no reason to open a browser: no challenge is answered here.
+        dispatch!(
+            &self.inner,
+            delete_session(uri, session_id, auth_header, custom_headers)
+        )
+    }
+
+    async fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, HttpError> {
+        dispatch!(
+            &self.inner,
+            get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
+        )
+    }
+
+    async fn get_stream_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, HttpError> {
+        // A stream the server refuses is not a call the user waits on; the POSTs meet the same challenge.
+        dispatch!(
+            &self.inner,
+            get_stream_with_max_sse_event_size(
+                uri,
+                session_id,
+                last_event_id,
+                auth_header,
+                custom_headers,
+                max_sse_event_size
+            )
+        )
+    }
+}

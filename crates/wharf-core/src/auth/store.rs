@@ -1,0 +1,216 @@
+//! Where sign-ins are kept: one OS keyring entry per server (`oauth:SERVER`), holding the credentials per
+//! authorization server issuer. Two servers never share an entry even when their URLs are equal, and credentials
+//! from one issuer are never sent to another (rmcp also drops them when the server moves to a new issuer).
+//!
+//! rmcp asks its credential store for the token before every request, so each connection's store reads the
+//! keyring once and then answers from memory; saves go to both.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+use rmcp::transport::auth::{AuthError as RmcpAuthError, CredentialStore, StoredCredentials};
+use serde::{Deserialize, Serialize};
+
+use super::AuthError;
+use crate::secrets::{Secret, SecretStore};
+
+/// The keyring, or a map in memory where there is none (the conformance suite, tests).
+#[derive(Clone)]
+pub enum TokenStore {
+    Keyring(SecretStore),
+    Memory(Arc<Mutex<HashMap<String, String>>>),
+}
+
+impl fmt::Debug for TokenStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TokenStore::Keyring(s) => write!(f, "Keyring({})", s.backend()),
+            TokenStore::Memory(_) => f.write_str("Memory"),
+        }
+    }
+}
+
+impl TokenStore {
+    pub fn memory() -> Self {
+        TokenStore::Memory(Arc::default())
+    }
+
+    /// The keyring entry of a server's sign-ins.
+    pub fn entry_name(server: &str) -> String {
+        format!("oauth:{server}")
+    }
+
+    async fn read(&self, server: &str) -> Result<Option<String>, String> {
+        let name = Self::entry_name(server);
+        match self {
+            TokenStore::Keyring(s) => s
+                .get_async(name)
+                .await
+                .map(|v| v.map(Secret::into_inner))
+                .map_err(|e| e.to_string()),
+            TokenStore::Memory(m) => Ok(m.lock().map_err(|e| e.to_string())?.get(&name).cloned()),
+        }
+    }
+
+    async fn write(&self, server: &str, value: Option<String>) -> Result<bool, String> {
+        let name = Self::entry_name(server);
+        match (self, value) {
+            (TokenStore::Keyring(s), Some(v)) => s
+                .set_async(name, Secret::new(v))
+                .await
+                .map(|()| true)
+                .map_err(|e| e.to_string()),
+            (TokenStore::Keyring(s), None) => s.delete_async(name).await.map_err(|e| e.to_string()),
+            (TokenStore::Memory(m), v) => {
+                let mut map = m.lock().map_err(|e| e.to_string())?;
+                Ok(match v {
+                    Some(v) => {
+                        map.insert(name, v);
+                        true
+                    }
+                    None => map.remove(&name).is_some(),
+                })
+            }
+        }
+    }
+}
+
+/// What one keyring entry holds. The issuer key of credentials without a known issuer is "".
+#[derive(Default, Serialize, Deserialize)]
+struct Entry {
+    current: String,
+    by_issuer: BTreeMap<String, StoredCredentials>,
+}
+
+impl Entry {
+    fn parse(text: Option<String>) -> Entry {
+        // An entry that no longer parses (written by another version) is a sign-in to do again, not an error.
+        text.and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default()
+    }
+}
+
+/// One server's credentials, as rmcp's `CredentialStore`.
+#[derive(Clone)]
+pub struct ServerCredentials {
+    server: String,
+    store: TokenStore,
+    cache: Arc<tokio::sync::Mutex<Option<Entry>>>,
+}
+
+impl ServerCredentials {
+    pub fn new(server: &str, store: TokenStore) -> Self {
+        ServerCredentials {
+            server: server.to_string(),
+            store,
+            cache: Arc::default(),
+        }
+    }
+
+    async fn with_entry<T>(
+        &self,
+        f: impl FnOnce(&mut Entry) -> (T, bool),
+    ) -> Result<T, RmcpAuthError> {
+        let mut cache = self.cache.lock().await;
+        if cache.is_none() {
+            let text = self.store.read(&self.server).await.map_err(store_error)?;
+            *cache = Some(Entry::parse(text));
+        }
+        let entry = cache.get_or_insert_with(Entry::default);
+        let (out, changed) = f(entry);
+        if changed {
+            let value = if entry.by_issuer.is_empty() {
+                None
+            } else {
+                Some(serde_json::to_string(entry).map_err(|e| store_error(e.to_string()))?)
+            };
+            self.store
+                .write(&self.server, value)
+                .await
+                .map_err(store_error)?;
+        }
+        Ok(out)
+    }
+}
+
+fn store_error(reason: String) -> RmcpAuthError {
+    RmcpAuthError::CredentialStoreError(reason)
+}
+
+#[async_trait::async_trait]
+impl CredentialStore for ServerCredentials {
+    async fn load(&self) -> Result<Option<StoredCredentials>, RmcpAuthError> {
+        self.with_entry(|e| (e.by_issuer.get(&e.current).cloned(), false))
+            .await
+    }
+
+    async fn save(&self, credentials: StoredCredentials) -> Result<(), RmcpAuthError> {
+        self.with_entry(|e| {
+            let issuer = credentials.issuer.clone().unwrap_or_default();
+            e.current = issuer.clone();
+            e.by_issuer.insert(issuer, credentials);
+            ((), true)
+        })
+        .await
+    }
+
+    async fn clear(&self) -> Result<(), RmcpAuthError> {
+        self.with_entry(|e| {
+            let current = e.current.clone();
+            ((), e.by_issuer.remove(&current).is_some())
+        })
+        .await
+    }
+}
+
+/// Whether a server has a sign-in, for the app's and `wharf`'s status per server. No token in it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SignInStatus {
+    pub signed_in: bool,
+    pub issuer: Option<String>,
+    pub scopes: Vec<String>,
+    /// Whether the sign-in can be renewed without the browser.
+    pub refreshable: bool,
+}
+
+/// The sign-in kept for `server`.
+pub async fn status(store: &TokenStore, server: &str) -> Result<SignInStatus, AuthError> {
+    let text = store
+        .read(server)
+        .await
+        .map_err(|reason| AuthError::Store {
+            server: server.to_string(),
+            reason,
+        })?;
+    let entry = Entry::parse(text);
+    let current = entry.by_issuer.get(&entry.current);
+    let token = current.and_then(|c| c.token_response.as_ref());
+    Ok(SignInStatus {
+        signed_in: token.is_some(),
+        issuer: current
+            .and_then(|c| c.issuer.clone())
+            .filter(|i| !i.is_empty()),
+        scopes: current
+            .map(|c| c.granted_scopes.clone())
+            .unwrap_or_default(),
+        refreshable: token.is_some_and(|t| {
+            use oauth2::TokenResponse;
+            use rmcp::transport::auth::OAuthTokenResponse;
+            OAuthTokenResponse::refresh_token(t).is_some()
+        }),
+    })
+}
+
+/// Forgets every sign-in of `server` (all issuers). True when there was one. Connections already open keep their
+/// token until they end.
+pub async fn sign_out(store: &TokenStore, server: &str) -> Result<bool, AuthError> {
+    store
+        .write(server, None)
+        .await
+        .map_err(|reason| AuthError::Store {
+            server: server.to_string(),
+            reason,
+        })
+}
