@@ -412,3 +412,42 @@ fn a_path_preference_that_cannot_be_read_fails_the_server_with_the_reason() {
         "{error}"
     );
 }
+
+#[test]
+fn the_path_check_reads_the_tool_list_once_until_the_server_says_it_changed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let work = folder(tmp.path(), "work");
+    let outside = folder(tmp.path(), "outside").join("secret.txt");
+    let server = json!({"type": "stdio", "command": "python3",
+        "args": [fixture("bad_server.py").to_str().unwrap(), "toolschange"]});
+    let scratch = Scratch::new(json!({"servers": {"s": server}}));
+    let mut session = scratch.session_with(&["--workspace", work.to_str().unwrap()]);
+    let mut call = |id: i64, tool: &str, args: Value| {
+        session.send(json!({"id": id, "cmd": "call", "server": "s", "tool": tool, "args": args}));
+        session.reply(id)
+    };
+    let text = |reply: &Value| {
+        reply["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    // `label` is no path: sent as it is, three times, with the schema read for the first call only.
+    for id in 1..=3 {
+        let shown = call(id, "show", json!({"label": outside.display().to_string()}));
+        assert_eq!(text(&shown), "show done", "{shown}");
+    }
+    assert_eq!(text(&call(4, "lists", json!({}))), "1");
+    // The argument becomes `path`, and the server says so: the next call is checked with the new schema.
+    assert_eq!(text(&call(5, "reshape", json!({}))), "reshape done");
+    let refused = call(6, "show", json!({"path": outside.display().to_string()}));
+    assert_eq!(refused["error"]["code"], "refused", "{refused}");
+    let inside = call(
+        7,
+        "show",
+        json!({"path": work.join("a.txt").display().to_string()}),
+    );
+    assert_eq!(text(&inside), "show done", "{inside}");
+    assert_eq!(text(&call(8, "lists", json!({}))), "2");
+    assert!(session.quit().success());
+}

@@ -190,6 +190,7 @@ impl Drop for ProgressGuard {
 
 pub struct WharfHandler {
     pub server: String,
+    pub tools_version: ToolsVersion,
     pub roots: crate::roots::RootsAccess,
     pub era: crate::era::Era,
     pub broker: Broker,
@@ -199,6 +200,21 @@ pub struct WharfHandler {
     /// Who the server is for the user's sampling preferences: its name and this hash of its definition.
     pub definition_hash: String,
     pub log_flood: LogFlood,
+}
+
+/// How many times the server said its tools changed (`notifications/tools/list_changed` in either era): a tool list
+/// read at one count is stale at the next.
+#[derive(Debug, Clone, Default)]
+pub struct ToolsVersion(Arc<std::sync::atomic::AtomicU64>);
+
+impl ToolsVersion {
+    pub fn bump(&self) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    pub fn get(&self) -> u64 {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
 }
 
 /// More log messages than this in a second from one server are not passed on one by one: a flood is summarised.
@@ -473,6 +489,9 @@ impl ClientHandler for WharfHandler {
 
 impl WharfHandler {
     fn list_changed(&self, kind: &'static str) {
+        if kind == "tools" {
+            self.tools_version.bump();
+        }
         self.events.emit(HostEvent::ListChanged {
             server: self.server.clone(),
             kind,

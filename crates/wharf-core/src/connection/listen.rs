@@ -54,6 +54,7 @@ pub async fn run(
     server: String,
     events: EventSink,
     closed: CancellationToken,
+    tools_version: super::handler::ToolsVersion,
 ) {
     let mut pause = Duration::from_millis(500);
     loop {
@@ -92,7 +93,10 @@ pub async fn run(
                 next = subscription.next() => next,
             };
             let event = match next {
-                Ok(Some(ServerNotification::ToolListChangedNotification(_))) => list("tools"),
+                Ok(Some(ServerNotification::ToolListChangedNotification(_))) => {
+                    tools_version.bump();
+                    list("tools")
+                }
                 Ok(Some(ServerNotification::PromptListChangedNotification(_))) => list("prompts"),
                 Ok(Some(ServerNotification::ResourceListChangedNotification(_))) => {
                     list("resources")

@@ -10,6 +10,7 @@ use rmcp::model::{
 };
 use rmcp::service::PeerRequestOptions;
 use serde_json::Value;
+use std::sync::Arc;
 
 use super::{
     CallOptions, Connection, ConnectionError, DEFAULT_MAX_MRTR_ROUNDS, MAX_REQUEST_STATE_BYTES,
@@ -66,8 +67,9 @@ impl Connection {
     }
 
     /// Every path argument the user sends must lie inside an open workspace folder (symlinks and `..` resolved), or
-    /// the user says yes when the server's preference is "ask". The tool's schema says which arguments are paths; it
-    /// is read fresh, since a user's call is no hot path and a stale schema would let a path slip through.
+    /// the user says yes when the server's preference is "ask". The tool's schema says which arguments are paths. It
+    /// comes from the tool list as last read, kept until the server says its tools changed; a tool missing from that
+    /// list has the list read again, so a tool added silently is still checked.
     async fn check_path_arguments(
         &self,
         tool: &str,
@@ -76,7 +78,10 @@ impl Connection {
         let Some(args) = args.filter(|a| !a.is_empty()) else {
             return Ok(());
         };
-        let tools = self.list_tools().await?;
+        let mut tools = self.current_tools().await?;
+        if !tools.iter().any(|t| t.name == tool) {
+            tools = Arc::new(self.list_tools().await?);
+        }
         let Some(schema) = tools
             .iter()
             .find(|t| t.name == tool)
