@@ -274,7 +274,12 @@ impl Client {
         let args = Arc::new(echo_args());
         match self {
             Client::Core { server, conn, .. } => {
-                let (server, options) = (*server, CallOptions::default());
+                // As `wharf call`, `wharf session` and the app call: for the user, so the path-argument check runs.
+                let options = CallOptions {
+                    on_behalf_of_user: true,
+                    ..CallOptions::default()
+                };
+                let server = *server;
                 drive(calls, in_flight, || {
                     let (conn, args, options) = (conn.clone(), args.clone(), options.clone());
                     async move {
