@@ -32,7 +32,15 @@ pub struct LogGuard {
 /// Installs the global subscriber. A log directory that cannot be created costs the file, not the app.
 pub fn init(redactor: Redactor) -> LogGuard {
     let filter = || {
-        EnvFilter::try_from_env("WHARF_LOG").unwrap_or_else(|_| EnvFilter::new("info,rmcp=warn"))
+        let mut filter = EnvFilter::try_from_env("WHARF_LOG")
+            .unwrap_or_else(|_| EnvFilter::new("info,rmcp=warn"));
+        // Sign-in codes and tokens: never below info, whatever WHARF_LOG says.
+        for cap in wharf_core::auth::LOG_CAPS {
+            if let Ok(directive) = cap.parse() {
+                filter = filter.add_directive(directive);
+            }
+        }
+        filter
     };
     let stderr = tracing_subscriber::fmt::layer()
         .with_writer(Redacting::new(std::io::stderr, redactor.clone()))

