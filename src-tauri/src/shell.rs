@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use tauri::{AppHandle, Emitter, Manager, RunEvent};
+use wharf_core::auth::{AuthOptions, BrokerConsent, TokenStore};
 use wharf_core::broker::{Broker, DeclaredCapabilities};
 use wharf_core::config::edit::{ConfigDocument, EraChoice, ServerEntry, ServerKind};
 use wharf_core::redact::Redactor;
@@ -388,10 +389,16 @@ fn new_host(
     // Roots come from the workspace; questions reach the dialog host through the app's agent. Sampling is always
     // declared: with no provider yet, a request fails with a message that says where to choose one.
     let broker = Broker::new(DeclaredCapabilities::SERVED, agent).with_sampling(sampling);
+    // A server that answers 401: the URL consent card, then the system browser; sign-ins kept in the OS keyring.
+    let sign_in = AuthOptions::new(
+        Arc::new(BrokerConsent::new(broker.clone())),
+        TokenStore::os(),
+    );
     let options = HostOptions {
         restart: true,
         eras: Arc::new(EraCache::default_location()),
         workspace,
+        auth: Some(sign_in),
         ..HostOptions::default()
     };
     Host::new(config, broker, events, options)

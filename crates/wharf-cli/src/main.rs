@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 use serde_json::Value;
+use wharf_core::auth::{AuthOptions, BrokerConsent, TokenStore};
 use wharf_core::broker::{Broker, DeclaredCapabilities, DeclineAll, ScriptedAgent, UserAgent};
 use wharf_core::roots::SharedWorkspace;
 use wharf_core::sampling::prefs::SamplingPrefs;
@@ -207,10 +208,17 @@ async fn run(cli: Cli) -> Result<ExitCode, Failure> {
         eprintln!("wharf: warning: {warning}");
     }
     let broker = with_sampling(broker, &config, &events);
+    // A server that answers 401: the consent card of URL elicitation (terminal or --answers), then the browser;
+    // the sign-in is kept in the OS keyring.
+    let sign_in = AuthOptions::new(
+        Arc::new(BrokerConsent::new(broker.clone())),
+        TokenStore::os(),
+    );
     let options = HostOptions {
         eras: Arc::new(EraCache::default_location()),
         restart: matches!(cli.command, Command::Session),
         workspace,
+        auth: Some(sign_in),
         ..HostOptions::default()
     };
     match cli.command {

@@ -30,7 +30,9 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use serde::Serialize;
 
+use crate::broker::{Broker, InputAnswer, InputKind, InputRequest, InputView};
 use crate::elicitation::url_check::{self, UrlReview};
+use crate::elicitation::UrlPhase;
 use crate::secrets::Secret;
 pub use store::{sign_out, status, SignInStatus, TokenStore};
 
@@ -166,6 +168,56 @@ pub trait SignInAgent: Send + Sync {
                 .await
                 .map_err(|e| e.to_string())?
                 .map_err(|e| e.to_string())
+        })
+    }
+}
+
+/// Asks through the host's input broker, as the consent card of URL elicitation (server, full URL, host, warnings):
+/// the app's dialog, the terminal prompt of `wharf`, or `--answers`. Accept opens the page.
+pub struct BrokerConsent {
+    broker: Broker,
+}
+
+impl BrokerConsent {
+    /// `broker` must declare URL elicitation (Wharf's own brokers do); with it undeclared every sign-in is declined.
+    pub fn new(broker: Broker) -> Self {
+        BrokerConsent { broker }
+    }
+}
+
+impl SignInAgent for BrokerConsent {
+    fn consent(&self, prompt: SignInPrompt) -> BoxFuture<'_, bool> {
+        Box::pin(async move {
+            let host = prompt.review.display_host.clone().unwrap_or_default();
+            let message = if prompt.step_up {
+                format!(
+                    "{} needs more permissions: sign in again at {host}",
+                    prompt.server
+                )
+            } else {
+                format!("{} needs you to sign in at {host}", prompt.server)
+            };
+            let request = InputRequest {
+                server: prompt.server.clone(),
+                kind: InputKind::ElicitationUrl,
+                cause: Some("signing in".into()),
+                params: serde_json::json!({
+                    "mode": "url", "message": message, "url": prompt.review.url,
+                }),
+                view: Some(InputView::Url {
+                    message,
+                    review: Box::new(prompt.review),
+                    elicitation_id: None,
+                    phase: UrlPhase::Consent,
+                }),
+            };
+            match self.broker.ask(request).await {
+                Ok(answer) => matches!(answer, InputAnswer::Accept { .. }),
+                Err(refused) => {
+                    tracing::warn!(server = %prompt.server, "sign-in not asked: {refused:?}");
+                    false
+                }
+            }
         })
     }
 }

@@ -25,6 +25,8 @@ pub struct HostOptions {
     /// Restart servers that exit or crash (the app and `session`); one-shot commands connect once.
     pub restart: bool,
     pub max_message_bytes: usize,
+    /// How servers that answer 401 are signed in to; None: they fail to connect, saying they need sign-in.
+    pub auth: Option<crate::auth::AuthOptions>,
 }
 
 impl Default for HostOptions {
@@ -34,6 +36,7 @@ impl Default for HostOptions {
             workspace: SharedWorkspace::new(Default::default(), None),
             restart: false,
             max_message_bytes: crate::stdio_transport::DEFAULT_MAX_MESSAGE_BYTES,
+            auth: None,
         }
     }
 }
@@ -132,6 +135,7 @@ impl Host {
             ctx: ConnectContext {
                 max_message_bytes: options.max_message_bytes,
                 workspace: options.workspace.clone(),
+                auth: options.auth.clone(),
                 ..ConnectContext::new(broker, events, options.eras.clone())
             },
             options,
@@ -531,7 +535,9 @@ async fn supervise(slot: Arc<Slot>, ctx: ConnectContext, restart: bool) {
                 // A failed sign-in waits for the user: retrying would open the browser again and again.
                 let permanent = matches!(
                     e,
-                    ConnectionError::Config(_) | ConnectionError::Spawn(_) | ConnectionError::Auth(_)
+                    ConnectionError::Config(_)
+                        | ConnectionError::Spawn(_)
+                        | ConnectionError::Auth(_)
                 );
                 failures += 1;
                 if !restart || permanent || failures >= MAX_QUICK_FAILURES {

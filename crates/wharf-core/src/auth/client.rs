@@ -59,6 +59,8 @@ struct Shared {
     signing_in: tokio::sync::Mutex<Option<u16>>,
     /// Bumped by every completed sign-in, so a request that failed before it just tries again.
     generation: AtomicU64,
+    /// Whether the sign-in kept in the store is still to be tried (once, before any browser).
+    resumable: AtomicBool,
 }
 
 impl AuthHttpClient {
@@ -71,7 +73,8 @@ impl AuthHttpClient {
             None => (Inner::Plain(reqwest::Client::default()), None),
             Some(o) => {
                 let creds = ServerCredentials::new(server, o.store.clone());
-                let manager = flow::manager(server, url, &creds, true).await?;
+                // The keyring is read at the first 401, not here: most servers never ask for a sign-in.
+                let (manager, _) = flow::manager(server, url, &creds, false).await?;
                 (
                     Inner::Auth(AuthClient::new(reqwest::Client::default(), manager)),
                     Some(creds),
@@ -89,6 +92,7 @@ impl AuthHttpClient {
                 pending: Mutex::new(None),
                 signing_in: tokio::sync::Mutex::new(None),
                 generation: AtomicU64::new(0),
+                resumable: AtomicBool::new(true),
             }),
         })
     }
@@ -107,7 +111,7 @@ impl AuthHttpClient {
     pub async fn resolve(&self, pending: Pending) -> Result<(), AuthError> {
         let generation = self.shared.generation.load(Ordering::SeqCst);
         match pending {
-            Pending::SignIn { challenge } => self.sign_in(&challenge, generation).await,
+            Pending::SignIn { challenge } => self.sign_in(&challenge, generation).await.map(drop),
             Pending::StepUp { scope } => self.step_up(&scope, generation).await,
         }
     }
@@ -130,20 +134,30 @@ impl AuthHttpClient {
         }
     }
 
-    async fn sign_in(&self, challenge: &str, seen: u64) -> Result<(), AuthError> {
+    /// The kept sign-in when there is one not tried yet, else the browser. True when the browser was used.
+    async fn sign_in(&self, challenge: &str, seen: u64) -> Result<bool, AuthError> {
         let (options, creds, client) = self.options()?;
         let mut port = self.shared.signing_in.lock().await;
-        if self.shared.generation.load(Ordering::SeqCst) != seen {
-            return Ok(());
-        }
         let s = &self.shared;
+        if s.generation.load(Ordering::SeqCst) != seen {
+            return Ok(false);
+        }
+        if s.resumable.swap(false, Ordering::SeqCst) {
+            let (manager, resumed) = flow::manager(&s.server, &s.url, creds, true).await?;
+            if resumed {
+                *client.auth_manager.lock().await = manager;
+                s.generation.fetch_add(1, Ordering::SeqCst);
+                tracing::info!(server = %s.server, "kept sign-in resumed");
+                return Ok(false);
+            }
+        }
         let (manager, used) =
             flow::sign_in(&s.server, &s.url, options, creds, challenge, *port).await?;
         *client.auth_manager.lock().await = manager;
         *port = Some(used);
         s.generation.fetch_add(1, Ordering::SeqCst);
         tracing::info!(server = %s.server, "signed in");
-        Ok(())
+        Ok(true)
     }
 
     async fn step_up(&self, scope: &str, seen: u64) -> Result<(), AuthError> {
@@ -215,10 +229,13 @@ impl AuthHttpClient {
                 return Err(err);
             }
             let answered = match &pending {
-                Pending::SignIn { challenge } => {
-                    signed_in = true;
-                    self.sign_in(challenge, seen).await
-                }
+                Pending::SignIn { challenge } => match self.sign_in(challenge, seen).await {
+                    Ok(browser) => {
+                        signed_in |= browser;
+                        Ok(())
+                    }
+                    Err(e) => Err(e),
+                },
                 Pending::StepUp { scope } => {
                     step_ups += 1;
                     self.step_up(scope, seen).await

@@ -18,37 +18,40 @@ use crate::secrets::Secret;
 /// SEP-837: a desktop application with a loopback redirect is a native client.
 const APPLICATION_TYPE: &str = "native";
 
-/// A manager for the server at `url` that keeps its credentials in `creds`, and resumes the sign-in found there.
+/// A manager for the server at `url` that keeps its credentials in `creds`; with `resume`, it takes up the sign-in
+/// kept there (true when there was one for the server's current issuer).
 pub(super) async fn manager(
     server: &str,
     url: &str,
     creds: &ServerCredentials,
     resume: bool,
-) -> Result<AuthorizationManager, AuthError> {
+) -> Result<(AuthorizationManager, bool), AuthError> {
     let mut manager = AuthorizationManager::new(url)
         .await
         .map_err(|e| classify(server, e))?;
     manager.set_credential_store(creds.clone());
     let mut upgrades = ScopeUpgradeConfig::default();
-    // rmcp counts step-ups over the manager's life; Wharf bounds them per request and resets the count.
+    // rmcp's own bound counts failed step-ups in a row; Wharf bounds them per request as well.
     upgrades.max_upgrade_attempts = MAX_STEP_UPS;
     manager.set_scope_upgrade_config(upgrades);
+    let mut resumed = false;
     if resume
         && creds
             .load()
             .await
             .is_ok_and(|c| c.is_some_and(|c| c.token_response.is_some()))
     {
-        // Needs the server's metadata (for refresh); if that fails now, the next 401 signs in again.
-        if let Err(e) = manager.initialize_from_store().await {
-            tracing::warn!(
+        // Needs the server's metadata (for refresh); if that fails now, the browser sign-in follows.
+        match manager.initialize_from_store().await {
+            Ok(found) => resumed = found,
+            Err(e) => tracing::warn!(
                 server,
                 "stored sign-in not resumed: {}",
                 classify(server, e)
-            );
+            ),
         }
     }
-    Ok(manager)
+    Ok((manager, resumed))
 }
 
 /// The first sign-in (or a new one after the server rejected the token): returns the signed-in manager and the
@@ -62,7 +65,7 @@ pub(super) async fn sign_in(
     port: Option<u16>,
 ) -> Result<(AuthorizationManager, u16), AuthError> {
     let listener = bind(port).await?;
-    let mut manager = manager(server, url, creds, false).await?;
+    let (mut manager, _) = manager(server, url, creds, false).await?;
     let metadata = match manager
         .resolve_metadata_from_challenge(Some(challenge))
         .await

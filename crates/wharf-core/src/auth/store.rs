@@ -19,6 +19,9 @@ use crate::secrets::{Secret, SecretStore};
 #[derive(Clone)]
 pub enum TokenStore {
     Keyring(SecretStore),
+    /// The keyring of this machine, looked for only when a sign-in is first read or written (finding it may take
+    /// seconds, and most runs never sign in); where there is none, the map: sign-ins last for this run.
+    Os(Arc<Mutex<HashMap<String, String>>>),
     Memory(Arc<Mutex<HashMap<String, String>>>),
 }
 
@@ -26,6 +29,7 @@ impl fmt::Debug for TokenStore {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             TokenStore::Keyring(s) => write!(f, "Keyring({})", s.backend()),
+            TokenStore::Os(_) => f.write_str("Os"),
             TokenStore::Memory(_) => f.write_str("Memory"),
         }
     }
@@ -36,6 +40,25 @@ impl TokenStore {
         TokenStore::Memory(Arc::default())
     }
 
+    pub fn os() -> Self {
+        TokenStore::Os(Arc::default())
+    }
+
+    /// What an `Os` store stands for now: the keyring when there is one, else its map (said once).
+    fn resolve(&self) -> TokenStore {
+        match self {
+            TokenStore::Os(map) => match SecretStore::open() {
+                Ok(s) => TokenStore::Keyring(s),
+                Err(e) => {
+                    static SAID: std::sync::Once = std::sync::Once::new();
+                    SAID.call_once(|| tracing::warn!("{e}: sign-ins are kept for this run only"));
+                    TokenStore::Memory(map.clone())
+                }
+            },
+            other => other.clone(),
+        }
+    }
+
     /// The keyring entry of a server's sign-ins.
     pub fn entry_name(server: &str) -> String {
         format!("oauth:{server}")
@@ -43,26 +66,28 @@ impl TokenStore {
 
     async fn read(&self, server: &str) -> Result<Option<String>, String> {
         let name = Self::entry_name(server);
-        match self {
+        match self.resolve() {
             TokenStore::Keyring(s) => s
                 .get_async(name)
                 .await
                 .map(|v| v.map(Secret::into_inner))
                 .map_err(|e| e.to_string()),
-            TokenStore::Memory(m) => Ok(m.lock().map_err(|e| e.to_string())?.get(&name).cloned()),
+            TokenStore::Memory(m) | TokenStore::Os(m) => {
+                Ok(m.lock().map_err(|e| e.to_string())?.get(&name).cloned())
+            }
         }
     }
 
     async fn write(&self, server: &str, value: Option<String>) -> Result<bool, String> {
         let name = Self::entry_name(server);
-        match (self, value) {
+        match (self.resolve(), value) {
             (TokenStore::Keyring(s), Some(v)) => s
                 .set_async(name, Secret::new(v))
                 .await
                 .map(|()| true)
                 .map_err(|e| e.to_string()),
             (TokenStore::Keyring(s), None) => s.delete_async(name).await.map_err(|e| e.to_string()),
-            (TokenStore::Memory(m), v) => {
+            (TokenStore::Memory(m) | TokenStore::Os(m), v) => {
                 let mut map = m.lock().map_err(|e| e.to_string())?;
                 Ok(match v {
                     Some(v) => {

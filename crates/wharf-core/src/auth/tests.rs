@@ -1,6 +1,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-//! Sign-in against a fake protected resource and authorization server on loopback (one tokio listener serving
-//! both, recording every request), with a "browser" that follows the authorization redirect.
+//! Sign-in against a fake protected resource and authorization server on loopback (tests/fake.rs), with a
+//! "browser" that follows the authorization redirect.
+
+mod fake;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -8,241 +10,15 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use futures::future::BoxFuture;
-use serde_json::{json, Value};
-use sha2::Digest as _;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
-use url::Url;
-
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, RequestId};
 use rmcp::transport::streamable_http_client::StreamableHttpClient;
+use serde_json::Value;
+use sha2::Digest as _;
 
 use super::client::{AuthHttpClient, Pending};
 use super::*;
 use crate::secrets::Secret;
-
-#[derive(Debug, Clone)]
-struct Req {
-    path: String,
-    query: HashMap<String, String>,
-    bearer: Option<String>,
-    body: String,
-}
-
-impl Req {
-    fn form(&self) -> HashMap<String, String> {
-        url::form_urlencoded::parse(self.body.as_bytes())
-            .into_owned()
-            .collect()
-    }
-}
-
-/// How the fake authorization server behaves.
-#[derive(Clone, Default)]
-struct Setup {
-    /// PRM served at the path-based well-known URL (else only at the root one).
-    prm_path_based: bool,
-    prm_scopes: Option<Vec<&'static str>>,
-    /// AS metadata served at the OpenID URL only (else at the OAuth one).
-    openid_only: bool,
-    iss_supported: bool,
-    /// What the redirect carries as `iss`: None omits it, Some("") the right issuer, else that value.
-    redirect_iss: Option<&'static str>,
-    /// The redirect says access_denied instead of giving a code.
-    deny: bool,
-}
-
-struct Fake {
-    base: String,
-    log: Arc<Mutex<Vec<Req>>>,
-}
-
-impl Fake {
-    async fn start(setup: Setup) -> Fake {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
-        let log = Arc::new(Mutex::new(Vec::new()));
-        let (b, l) = (base.clone(), log.clone());
-        tokio::spawn(async move {
-            loop {
-                let (mut s, _) = listener.accept().await.unwrap();
-                let (b, l, setup) = (b.clone(), l.clone(), setup.clone());
-                tokio::spawn(async move {
-                    let Some(req) = read(&mut s).await else {
-                        return;
-                    };
-                    l.lock().unwrap().push(req.clone());
-                    let (status, headers, body) = answer(&b, &setup, &req);
-                    let mut out = format!(
-                        "HTTP/1.1 {status}\r\nConnection: close\r\nContent-Length: {}\r\n",
-                        body.len()
-                    );
-                    for (k, v) in headers {
-                        out.push_str(&format!("{k}: {v}\r\n"));
-                    }
-                    out.push_str("\r\n");
-                    out.push_str(&body);
-                    let _ = s.write_all(out.as_bytes()).await;
-                });
-            }
-        });
-        Fake { base, log }
-    }
-
-    fn mcp(&self) -> String {
-        format!("{}/mcp", self.base)
-    }
-
-    fn requests(&self, path: &str) -> Vec<Req> {
-        self.log
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|r| r.path == path)
-            .cloned()
-            .collect()
-    }
-
-    fn paths(&self) -> Vec<String> {
-        self.log
-            .lock()
-            .unwrap()
-            .iter()
-            .map(|r| r.path.clone())
-            .collect()
-    }
-}
-
-async fn read(s: &mut tokio::net::TcpStream) -> Option<Req> {
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 4096];
-    let head_end = loop {
-        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            break i;
-        }
-        let n = s.read(&mut chunk).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-    };
-    let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
-    let mut lines = head.lines();
-    let mut first = lines.next()?.split(' ');
-    let (_method, target) = (first.next()?, first.next()?.to_string());
-    let headers: HashMap<String, String> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
-        .collect();
-    let len: usize = headers
-        .get("content-length")
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
-    let mut body = buf[head_end + 4..].to_vec();
-    while body.len() < len {
-        let n = s.read(&mut chunk).await.ok()?;
-        if n == 0 {
-            break;
-        }
-        body.extend_from_slice(&chunk[..n]);
-    }
-    let url = Url::parse("http://x").unwrap().join(&target).ok()?;
-    Some(Req {
-        path: url.path().to_string(),
-        query: url.query_pairs().into_owned().collect(),
-        bearer: headers
-            .get("authorization")
-            .and_then(|h| h.strip_prefix("Bearer "))
-            .map(str::to_string),
-        body: String::from_utf8_lossy(&body).to_string(),
-    })
-}
-
-const TOKEN: &str = "tok-SECRET-access";
-const CODE: &str = "code-SECRET-grant";
-
-fn answer(base: &str, setup: &Setup, req: &Req) -> (&'static str, Vec<(String, String)>, String) {
-    let json_ok = |v: Value| {
-        (
-            "200 OK",
-            vec![("Content-Type".into(), "application/json".into())],
-            v.to_string(),
-        )
-    };
-    let not_found = ("404 Not Found", vec![], String::new());
-    let prm = || {
-        let mut v = json!({"resource": format!("{base}/mcp"), "authorization_servers": [base]});
-        if let Some(s) = &setup.prm_scopes {
-            v["scopes_supported"] = json!(s);
-        }
-        json_ok(v)
-    };
-    match req.path.as_str() {
-        "/.well-known/oauth-protected-resource/mcp" if setup.prm_path_based => prm(),
-        "/.well-known/oauth-protected-resource" if !setup.prm_path_based => prm(),
-        "/.well-known/oauth-authorization-server" if setup.openid_only => not_found,
-        "/.well-known/oauth-authorization-server" | "/.well-known/openid-configuration" => {
-            let mut v = json!({
-                "issuer": base,
-                "authorization_endpoint": format!("{base}/authorize"),
-                "token_endpoint": format!("{base}/token"),
-                "registration_endpoint": format!("{base}/register"),
-                "response_types_supported": ["code"],
-                "code_challenge_methods_supported": ["S256"],
-                "token_endpoint_auth_methods_supported": ["none"],
-            });
-            if setup.iss_supported {
-                v["authorization_response_iss_parameter_supported"] = json!(true);
-            }
-            json_ok(v)
-        }
-        "/register" => (
-            "201 Created",
-            vec![("Content-Type".into(), "application/json".into())],
-            json!({"client_id": "cid-1", "redirect_uris": []}).to_string(),
-        ),
-        "/authorize" => {
-            let mut to = Url::parse(&req.query["redirect_uri"]).unwrap();
-            {
-                let mut q = to.query_pairs_mut();
-                if setup.deny {
-                    q.append_pair("error", "access_denied")
-                        .append_pair("error_description", "user said no");
-                } else {
-                    q.append_pair("code", CODE);
-                }
-                q.append_pair("state", &req.query["state"]);
-                match setup.redirect_iss {
-                    Some("") => {
-                        q.append_pair("iss", base);
-                    }
-                    Some(other) => {
-                        q.append_pair("iss", other);
-                    }
-                    None => {}
-                }
-            }
-            (
-                "302 Found",
-                vec![("Location".into(), to.to_string())],
-                String::new(),
-            )
-        }
-        "/token" => json_ok(json!({
-            "access_token": TOKEN, "token_type": "Bearer", "expires_in": 3600,
-            "refresh_token": "refresh-SECRET",
-        })),
-        "/mcp" => (
-            "403 Forbidden",
-            vec![(
-                "WWW-Authenticate".into(),
-                r#"Bearer error="insufficient_scope", scope="b""#.into(),
-            )],
-            String::new(),
-        ),
-        _ => not_found,
-    }
-}
+use fake::{Fake, Setup, CODE, TOKEN};
 
 /// Consents (or not) and follows the redirect as a browser would, recording what it was shown.
 struct Browser {
@@ -565,4 +341,104 @@ async fn sign_ins_are_kept_per_server_and_issuer_and_never_printed() {
         },
     );
     assert!(!format!("{options:?}").contains("client-SECRET"));
+}
+
+/// Answers every question the same way and keeps what it was asked.
+struct Asked {
+    accept: bool,
+    requests: Mutex<Vec<crate::broker::InputRequest>>,
+}
+
+impl crate::broker::UserAgent for Asked {
+    fn answer(
+        &self,
+        request: crate::broker::InputRequest,
+    ) -> BoxFuture<'_, crate::broker::InputAnswer> {
+        self.requests.lock().unwrap().push(request);
+        let answer = if self.accept {
+            crate::broker::InputAnswer::Accept { content: None }
+        } else {
+            crate::broker::InputAnswer::Decline
+        };
+        Box::pin(async move { answer })
+    }
+}
+
+#[tokio::test]
+async fn the_broker_shows_the_sign_in_as_a_url_consent_card() {
+    use crate::broker::{Broker, DeclaredCapabilities, InputKind, InputView};
+    let page = "https://login.example.com/authorize?client_id=c&state=s";
+    let prompt = || SignInPrompt {
+        server: "notes".into(),
+        issuer: Some("https://login.example.com".into()),
+        scopes: vec!["read".into()],
+        step_up: false,
+        review: crate::elicitation::url_check::review(page),
+    };
+    for accept in [true, false] {
+        let user = Arc::new(Asked {
+            accept,
+            requests: Mutex::default(),
+        });
+        let consent = BrokerConsent::new(Broker::new(DeclaredCapabilities::SERVED, user.clone()));
+        assert_eq!(consent.consent(prompt()).await, accept);
+        let asked = user.requests.lock().unwrap().clone();
+        assert_eq!(asked.len(), 1);
+        assert_eq!(asked[0].kind, InputKind::ElicitationUrl);
+        assert_eq!(asked[0].server, "notes");
+        match &asked[0].view {
+            Some(InputView::Url {
+                message, review, ..
+            }) => {
+                assert!(message.contains("notes") && message.contains("login.example.com"));
+                assert_eq!(review.url, page);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    // A broker that may not ask about URLs declines without asking.
+    let user = Arc::new(Asked {
+        accept: true,
+        requests: Mutex::default(),
+    });
+    let consent = BrokerConsent::new(Broker::new(DeclaredCapabilities::default(), user.clone()));
+    assert!(!consent.consent(prompt()).await);
+    assert!(user.requests.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_kept_sign_in_is_taken_up_before_any_browser() {
+    let run = sign_in(
+        Setup {
+            prm_path_based: true,
+            ..Setup::default()
+        },
+        "Bearer",
+        Browser::new(true, true),
+    )
+    .await;
+    run.result.unwrap();
+    // The next run of Wharf, same store: the first 401 resumes the kept sign-in, no page is shown.
+    let browser = Browser::new(true, true);
+    let options = AuthOptions::new(browser.clone(), run.store.clone());
+    let client = AuthHttpClient::new("srv", &run.fake.mcp(), Some(options))
+        .await
+        .unwrap();
+    client
+        .resolve(Pending::SignIn {
+            challenge: "Bearer".into(),
+        })
+        .await
+        .unwrap();
+    assert!(browser.prompts.lock().unwrap().is_empty());
+    assert_eq!(run.fake.requests("/authorize").len(), 1);
+    // A second 401 means the kept token is no good: now the browser.
+    client
+        .resolve(Pending::SignIn {
+            challenge: "Bearer".into(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(browser.prompts.lock().unwrap().len(), 1);
+    assert_eq!(run.fake.requests("/authorize").len(), 2);
 }
