@@ -93,10 +93,11 @@ async fn blocking<T: Send + 'static>(work: impl FnOnce() -> Reply<T> + Send + 's
         .map_err(|e| CommandError::new("internal", format!("the keyring task failed: {e}")))?
 }
 
-/// The configuration file as JSON; none when it is missing or unreadable (the startup report says why).
+/// The configuration file as JSON (read as JSONC, comments allowed); none when it is missing or unreadable (the
+/// startup report says why).
 fn read_root(path: &Path) -> Option<Value> {
     let text = std::fs::read_to_string(path).ok()?;
-    serde_json::from_str(&text).ok()
+    wharf_core::config::jsonc::parse(&text).ok()
 }
 
 /// [`missing`] against the OS keyring, opened only when the configuration uses an input.
@@ -316,7 +317,7 @@ mod tests {
     }
 
     #[test]
-    fn the_file_is_read_as_json_and_a_missing_or_broken_one_uses_no_input() {
+    fn the_file_is_read_as_jsonc_and_a_missing_or_broken_one_uses_no_input() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("mcp.json");
         assert!(read_root(&path).is_none());
@@ -324,7 +325,8 @@ mod tests {
         assert!(read_root(&path).is_none());
         std::fs::write(
             &path,
-            r#"{"servers": {"web": {"url": "http://x", "headers": {"K": "${input:web-key}"}}}}"#,
+            // JSONC, as VS Code writes it.
+            "{\"servers\": {\"web\": {\"url\": \"http://x\", /* c */ \"headers\": {\"K\": \"${input:web-key}\"}}}, // c\n}",
         )
         .expect("write");
         let root = read_root(&path).expect("read");

@@ -8,8 +8,9 @@
 use std::sync::Arc;
 
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use tauri::{AppHandle, State};
+use wharf_core::config::jsonc;
 use wharf_core::sampling::prefs::{Limits, Policy, PreferenceRow};
 use wharf_core::sampling::provider::ProviderConfig;
 use wharf_core::sampling::SamplingService;
@@ -174,38 +175,31 @@ fn checked_provider(provider: Option<&Value>) -> Reply<Option<ProviderConfig>> {
 }
 
 /// The configuration text with `sampling.provider` set to `provider` (or removed, and `sampling` with it when
-/// nothing else is left in it); every other key is kept, in its order.
+/// nothing else is left in it), edited in place: every other key, comment and line is kept.
 fn with_provider(text: &str, provider: Option<&ProviderConfig>) -> Result<String, String> {
-    let mut root: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let root = jsonc::parse(text).map_err(|e| e.to_string())?;
     let object = root
-        .as_object_mut()
+        .as_object()
         .ok_or("the top level must be a JSON object")?;
-    match provider {
+    let sampling = match object.get("sampling") {
+        None => None,
+        Some(Value::Object(sampling)) => Some(sampling),
+        Some(_) => return Err("\"sampling\" must be a JSON object".into()),
+    };
+    let edited = match provider {
         Some(provider) => {
             let value = serde_json::to_value(provider).map_err(|e| e.to_string())?;
-            let sampling = object
-                .entry("sampling")
-                .or_insert_with(|| Value::Object(Map::new()));
-            let sampling = sampling
-                .as_object_mut()
-                .ok_or("\"sampling\" must be a JSON object")?;
-            sampling.insert("provider".into(), value);
+            jsonc::edit::set(text, &["sampling", "provider"], &value)
         }
-        None => {
-            if let Some(sampling) = object.get_mut("sampling") {
-                let sampling = sampling
-                    .as_object_mut()
-                    .ok_or("\"sampling\" must be a JSON object")?;
-                sampling.remove("provider");
-                if sampling.is_empty() {
-                    object.remove("sampling");
-                }
+        None => match sampling {
+            None => return Ok(text.to_string()),
+            Some(sampling) if sampling.keys().all(|k| k == "provider") => {
+                jsonc::edit::remove(text, &["sampling"])
             }
-        }
-    }
-    let mut out = serde_json::to_string_pretty(&root).map_err(|e| e.to_string())?;
-    out.push('\n');
-    Ok(out)
+            Some(_) => jsonc::edit::remove(text, &["sampling", "provider"]),
+        },
+    };
+    edited.map_err(|e| e.to_string())
 }
 
 /// Stores a secret (a provider's API key) in the OS keyring, replacing the one there was. The value is never
@@ -353,7 +347,8 @@ mod tests {
             .keys()
             .collect();
         assert_eq!(servers, ["b", "a"]);
-        assert!(out.ends_with("}\n"));
+        // Added in place: what was there is kept byte for byte.
+        assert!(out.starts_with(text.trim_end_matches("\n}")), "{out}");
 
         // Replaced in place, with the key's name (never a key), and the rest of "sampling" kept.
         let text = r#"{"sampling": {"provider": {"kind": "openai", "model": "old"}, "other": 1}, "servers": {}}"#;
@@ -375,6 +370,20 @@ mod tests {
         // What was written reads back as the same provider.
         let back = ProviderConfig::from_json(&value["sampling"]["provider"]).expect("valid");
         assert_eq!(back, p);
+    }
+
+    #[test]
+    fn comments_are_kept_when_the_provider_changes() {
+        let text = "{\n  // mine\n  \"sampling\": {\n    \"provider\": {\"kind\": \"openai\", \"model\": \"old\"}, // old\n    /* other */\n  },\n}\n";
+        let p = provider(json!({"kind": "openai", "model": "new"}));
+        let out = with_provider(text, Some(&p)).expect("edited");
+        let value = jsonc::parse(&out).expect("JSONC");
+        assert_eq!(value["sampling"]["provider"]["model"], "new");
+        for kept in ["// mine", "// old", "/* other */", "  },\n}\n"] {
+            assert!(out.contains(kept), "{kept} lost: {out}");
+        }
+        let out = with_provider(&out, None).expect("removed");
+        assert_eq!(out, "{\n  // mine\n  // old\n  /* other */\n}\n");
     }
 
     #[test]

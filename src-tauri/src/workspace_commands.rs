@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde::Serialize;
 use serde_json::Value;
 use tauri::{AppHandle, Emitter, Manager, State};
-use wharf_core::config::PathArgumentPolicy;
+use wharf_core::config::{jsonc, PathArgumentPolicy};
 use wharf_core::workspace::paths::PathParam;
 use wharf_core::workspace::{Root, WorkspaceError};
 use wharf_core::{Config, HostEvent};
@@ -235,11 +235,12 @@ async fn set_preference(shell: &Shell, server: &str, key: &str, value: Value) ->
     Ok(())
 }
 
-/// The configuration text with `key: value` set in `server`'s entry; every other key is kept, in its order.
+/// The configuration text with `key: value` set in `server`'s entry, edited in place: every other key, comment and
+/// line is kept (see wharf-core's `jsonc::edit`).
 fn with_entry_key(text: &str, server: &str, key: &str, value: Value) -> Result<String, String> {
-    let mut root: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let root = jsonc::parse(text).map_err(|e| e.to_string())?;
     let object = root
-        .as_object_mut()
+        .as_object()
         .ok_or("the top level must be a JSON object")?;
     // The same choice as ConfigDocument: Claude Desktop's key only when the file has no VS Code one.
     let servers_key = if object.contains_key("mcpServers") && !object.contains_key("servers") {
@@ -247,15 +248,12 @@ fn with_entry_key(text: &str, server: &str, key: &str, value: Value) -> Result<S
     } else {
         "servers"
     };
-    let entry = object
-        .get_mut(servers_key)
-        .and_then(|servers| servers.get_mut(server))
-        .and_then(Value::as_object_mut)
+    object
+        .get(servers_key)
+        .and_then(|servers| servers.get(server))
+        .and_then(Value::as_object)
         .ok_or_else(|| format!("there is no server \"{server}\""))?;
-    entry.insert(key.into(), value);
-    let mut out = serde_json::to_string_pretty(&root).map_err(|e| e.to_string())?;
-    out.push('\n');
-    Ok(out)
+    jsonc::edit::set(text, &[servers_key, server, key], &value).map_err(|e| e.to_string())
 }
 
 /// The path parameters of a tool's input schema (see wharf-core's `path_params`), so the form can offer the
@@ -378,11 +376,22 @@ mod tests {
         assert_eq!(servers, ["b", "a"]);
         let top: Vec<&String> = value.as_object().expect("top").keys().collect();
         assert_eq!(top, ["$schema", "servers", "inputs"]);
-        assert!(out.ends_with("}\n"));
+        // Edited in place: the text around the value is the file's, byte for byte.
+        assert_eq!(out, text.replace("\"roots\": true", "\"roots\": false"));
 
         let back = with_entry_key(&out, "a", "roots", Value::Bool(true)).expect("edited");
         let value: Value = serde_json::from_str(&back).expect("JSON");
         assert_eq!(value["servers"]["a"]["roots"], true);
+    }
+
+    #[test]
+    fn comments_and_trailing_commas_are_kept() {
+        let text = "{\n  // mine\n  \"servers\": {\n    \"a\": { \"command\": \"a\", /* why */ },\n  },\n}\n";
+        let out = roots_off(text, "a").expect("edited");
+        assert_eq!(
+            out,
+            text.replace("\"a\", /* why */", "\"a\", \"roots\": false, /* why */")
+        );
     }
 
     #[test]

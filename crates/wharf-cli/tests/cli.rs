@@ -27,11 +27,43 @@ fn a_config_syntax_error_names_the_file_line_and_column() {
     let scratch = Scratch::new(json!({}));
     std::fs::write(
         scratch.config(),
-        "{\n  \"servers\": {\n    \"a\": {\"command\": \"x\",}\n  }\n}\n",
+        "{\n  \"servers\": {\n    \"a\": {\"command\": \"x\" \"args\": []}\n  }\n}\n",
     )
     .unwrap();
     let out = scratch.run(&["servers"]);
     assert_one_line_failure(&out, &format!("{}:3:", scratch.config().display()));
+}
+
+/// VS Code's mcp.json is JSONC: comments and trailing commas are read, and a commented-out server is not one.
+#[test]
+fn a_config_with_comments_and_trailing_commas_is_read() {
+    let scratch = Scratch::new(json!({}));
+    std::fs::write(
+        scratch.config(),
+        r#"{
+  // Servers for this machine.
+  "servers": {
+    /* gone */ "ghost": { "command": "/no/such/binary-wharf-test", "args": ["-v",], },
+    // "commented": { "command": "true" },
+    "other": { "command": "/no/such/other-wharf-test" }, // after a value
+  },
+}
+"#,
+    )
+    .unwrap();
+    let out = scratch.run(&["servers"]);
+    assert!(out.status.success(), "stderr: {}", stderr_text(&out));
+    let rows = stdout_json(&out);
+    let rows = rows.as_array().unwrap();
+    let mut names: Vec<&str> = rows.iter().map(|r| r["name"].as_str().unwrap()).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["ghost", "other"]);
+    for row in rows {
+        assert!(
+            row["error"].as_str().unwrap().contains("command not found"),
+            "{row}"
+        );
+    }
 }
 
 #[test]

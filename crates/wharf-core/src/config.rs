@@ -1,4 +1,5 @@
-//! The configuration file: VS Code-style `mcp.json` (`servers`) and Claude Desktop's `mcpServers`.
+//! The configuration file: VS Code-style `mcp.json` (`servers`) and Claude Desktop's `mcpServers`, read as JSONC
+//! (comments and trailing commas allowed, as VS Code does).
 //!
 //! Parsing never panics and never passes an unresolved `${...}` on literally: a server whose definition cannot be
 //! resolved keeps its error and is reported as failed, while the other servers still run.
@@ -8,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub mod edit;
+pub mod jsonc;
 
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
@@ -238,7 +240,7 @@ impl Config {
             path: path.to_owned(),
             message,
         };
-        let root: Value = serde_json::from_str(text).map_err(|e| syntax_error(path, text, &e))?;
+        let root = jsonc::parse(text).map_err(|e| syntax_error(path, e))?;
         let Value::Object(root) = root else {
             return Err(invalid("the top level must be a JSON object".into()));
         };
@@ -340,31 +342,13 @@ fn millis(def: &Map<String, Value>, key: &str) -> Option<Duration> {
         .map(Duration::from_millis)
 }
 
-/// A JSON syntax error at the line and column an editor shows: serde_json counts the column in bytes, editors in
-/// characters, so on a line with non-ASCII text its column would point past the mistake (or past the line's end).
-fn syntax_error(path: &Path, text: &str, e: &serde_json::Error) -> ConfigError {
-    let column = text
-        .split('\n')
-        .nth(e.line().saturating_sub(1))
-        .map(|line| {
-            line.char_indices()
-                .take_while(|(i, _)| *i < e.column())
-                .count()
-        })
-        .unwrap_or(e.column());
+/// The file's syntax error with its path (the line and column are the editor's: see [`jsonc::SyntaxError`]).
+fn syntax_error(path: &Path, e: jsonc::SyntaxError) -> ConfigError {
     ConfigError::Syntax {
         path: path.to_owned(),
-        line: e.line(),
-        column,
-        message: strip_position(&e.to_string()),
-    }
-}
-
-/// serde_json appends " at line L column C"; the position is reported separately.
-fn strip_position(message: &str) -> String {
-    match message.rfind(" at line ") {
-        Some(i) => message[..i].to_string(),
-        None => message.to_string(),
+        line: e.line,
+        column: e.column,
+        message: e.message,
     }
 }
 

@@ -1,5 +1,5 @@
 //! Editing the configuration file: the servers as the user wrote them (variables unexpanded), validated field by
-//! field, written back atomically with every other key of the file kept as it was.
+//! field, written back atomically with every other key, comment and line of the file kept as it was.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::jsonc;
+use super::jsonc::edit::{self as in_place, EditError};
 use super::{expand_with_workspace, ConfigError};
 use crate::workspace::vars::WorkspaceVars;
 
@@ -148,10 +150,14 @@ pub fn validate(entry: &ServerEntry, taken: &[String]) -> Vec<FieldError> {
     errors
 }
 
-/// The configuration file as a document: what it holds besides the servers is kept byte-for-byte in meaning.
+/// The configuration file as a document. Edits change the text in place (see [`super::jsonc::edit`]): the user's
+/// comments and layout, and every key the edit is not about, stay byte for byte.
 #[derive(Debug, Clone)]
 pub struct ConfigDocument {
     pub path: PathBuf,
+    /// The file's text, edited; what [`ConfigDocument::save`] writes.
+    text: String,
+    /// `text` parsed, for reading.
     root: Map<String, Value>,
     /// `servers` (VS Code) or `mcpServers` (Claude Desktop): whichever the file uses.
     key: &'static str,
@@ -162,7 +168,7 @@ impl ConfigDocument {
     pub fn load(path: &Path) -> Result<ConfigDocument, ConfigError> {
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => "{}".into(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => "{}\n".into(),
             Err(source) => {
                 return Err(ConfigError::Read {
                     path: path.to_owned(),
@@ -178,9 +184,15 @@ impl ConfigDocument {
         };
         Ok(ConfigDocument {
             path: path.to_owned(),
+            text,
             root,
             key,
         })
+    }
+
+    /// The text as it would be saved.
+    pub fn text(&self) -> &str {
+        &self.text
     }
 
     fn servers(&self) -> Option<&Map<String, Value>> {
@@ -204,8 +216,9 @@ impl ConfigDocument {
             .unwrap_or_default()
     }
 
-    /// Adds `entry`, or replaces the server called `previous` (renaming it if the name changed). Keys of the old
-    /// definition that the entry does not describe (`disabled`, timeouts...) are kept.
+    /// Adds `entry`, or replaces the server called `previous` (renaming it if the name changed, in the same place).
+    /// Keys of the old definition that the entry does not describe (`disabled`, timeouts...) are kept, and so are
+    /// the comments; a change that would drop one is refused, on the field it is about.
     pub fn upsert(
         &mut self,
         previous: Option<&str>,
@@ -220,79 +233,89 @@ impl ConfigDocument {
         if !errors.is_empty() {
             return Err(errors);
         }
-        let servers = match self
-            .root
-            .entry(self.key)
-            .or_insert_with(|| Value::Object(Map::new()))
-        {
-            Value::Object(map) => map,
-            other => {
-                // A broken "servers" value would have failed to load as a configuration; replace it.
-                *other = Value::Object(Map::new());
-                match other {
-                    Value::Object(map) => map,
-                    _ => {
-                        return Err(vec![FieldError::new(
-                            "name",
-                            "the configuration cannot hold servers",
-                        )])
-                    }
-                }
-            }
-        };
-        let mut def = previous
-            .and_then(|p| servers.get(p))
+        let old = previous
+            .and_then(|p| self.servers()?.get(p))
             .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_default();
+            .cloned();
+        let mut def = old.clone().unwrap_or_default();
         write_entry(&mut def, entry);
-        let def = Value::Object(def);
-        match previous.filter(|p| servers.contains_key(*p)) {
-            // Same place in the file, so the user's order is kept.
-            Some(p) => {
-                let rebuilt: Map<String, Value> = std::mem::take(servers)
-                    .into_iter()
-                    .map(|(k, v)| {
-                        if k == p {
-                            (entry.name.clone(), def.clone())
-                        } else {
-                            (k, v)
-                        }
-                    })
-                    .collect();
-                *servers = rebuilt;
+        let on_name = |e: EditError| vec![FieldError::new("name", e.0)];
+        let text = match (previous, old) {
+            (Some(previous), Some(old)) => {
+                let mut text = self.text.clone();
+                if previous != entry.name {
+                    text = in_place::rename(&text, &[self.key, previous], &entry.name)
+                        .map_err(on_name)?;
+                }
+                // Key by key, so that the definition's own comments and layout stay.
+                let path = [self.key, entry.name.as_str()];
+                for key in old.keys().filter(|k| !def.contains_key(*k)) {
+                    text = in_place::remove(&text, &[path[0], path[1], key])
+                        .map_err(|e| vec![FieldError::new(key.clone(), e.0)])?;
+                }
+                for (key, value) in &def {
+                    text = in_place::set(&text, &[path[0], path[1], key], value)
+                        .map_err(|e| vec![FieldError::new(key.clone(), e.0)])?;
+                }
+                text
             }
-            None => {
-                servers.insert(entry.name.clone(), def);
-            }
-        }
-        Ok(())
+            _ => in_place::set(&self.text, &[self.key, &entry.name], &Value::Object(def))
+                .map_err(on_name)?,
+        };
+        self.replace_text(text).map_err(on_name)
     }
 
+    /// Removes the server called `name`; comments inside its definition stay where it was. False when there is no
+    /// such server (or, never expected from a file that loaded, when the text could not be edited: logged).
     pub fn remove(&mut self, name: &str) -> bool {
-        let key = self.key;
-        match self.root.get_mut(key).and_then(Value::as_object_mut) {
-            Some(servers) => servers.shift_remove(name).is_some(),
-            None => false,
+        if !self.names().iter().any(|n| n == name) {
+            return false;
+        }
+        match in_place::remove(&self.text, &[self.key, name])
+            .and_then(|text| self.replace_text(text))
+        {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::warn!(server = name, "cannot remove the server: {e}");
+                false
+            }
+        }
+    }
+
+    /// Sets `key` in the definition of the server called `name` (a preference the app keeps there).
+    pub fn set_server_key(&mut self, name: &str, key: &str, value: Value) -> Result<(), EditError> {
+        if !self.names().iter().any(|n| n == name) {
+            return Err(EditError(format!("there is no server \"{name}\"")));
+        }
+        let text = in_place::set(&self.text, &[self.key, name, key], &value)?;
+        self.replace_text(text)
+    }
+
+    fn replace_text(&mut self, text: String) -> Result<(), EditError> {
+        match parse_root(&self.path, &text) {
+            Ok(root) => {
+                self.root = root;
+                self.text = text;
+                Ok(())
+            }
+            // Never written: the edit made a file that would not load.
+            Err(e) => Err(EditError(format!("the edit would break the file: {e}"))),
         }
     }
 
     pub fn save(&self) -> std::io::Result<()> {
-        let mut text = serde_json::to_vec_pretty(&Value::Object(self.root.clone()))
-            .map_err(std::io::Error::other)?;
-        text.push(b'\n');
-        crate::fsutil::write_atomic(&self.path, &text)
+        crate::fsutil::write_atomic(&self.path, self.text.as_bytes())
     }
 }
 
 fn parse_root(path: &Path, text: &str) -> Result<Map<String, Value>, ConfigError> {
-    match serde_json::from_str(text) {
+    match jsonc::parse(text) {
         Ok(Value::Object(map)) => Ok(map),
         Ok(_) => Err(ConfigError::Invalid {
             path: path.to_owned(),
             message: "the top level must be a JSON object".into(),
         }),
-        Err(e) => Err(super::syntax_error(path, text, &e)),
+        Err(e) => Err(super::syntax_error(path, e)),
     }
 }
 

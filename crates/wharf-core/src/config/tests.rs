@@ -277,7 +277,9 @@ fn the_server_form_accepts_workspace_variables_with_no_folder_open() {
 
 #[test]
 fn syntax_error_names_file_line_and_column() {
-    let err = parse("{\n  \"servers\": {\n    \"a\": {\"command\": \"x\",}\n  }\n}").unwrap_err();
+    // A missing comma: a trailing one is JSONC, which mcp.json is.
+    let err = parse("{\n  \"servers\": {\n    \"a\": {\"command\": \"x\" \"args\": []}\n  }\n}")
+        .unwrap_err();
     let text = err.to_string();
     assert!(text.starts_with("/c/mcp.json:3:"), "{text}");
     assert!(

@@ -253,12 +253,12 @@ proptest! {
 /// after non-ASCII text was reported past the end of its line (column 8 of a 3-character line here).
 #[test]
 fn a_syntax_error_column_counts_characters() {
-    let text = "{\n  \"servers\": {\"é€𝕏\": 1,}\n}";
+    let text = "{\n  \"servers\": {\"é€𝕏\": 1 :}\n}";
     let err = Config::parse(Path::new("mcp.json"), text, &|_| None).unwrap_err();
     let ConfigError::Syntax { line, column, .. } = err else {
         panic!("{err}");
     };
-    // The stray `}` after the comma is the 24th character of line 2 (its 30th byte).
+    // The stray `:` is the 24th character of line 2 (its 30th byte).
     assert_eq!((line, column), (2, 24));
     assert!(err.to_string().starts_with("mcp.json:2:24: "), "{err}");
 }

@@ -140,3 +140,115 @@ fn import_finds_claude_and_vscode_configs() {
     assert_eq!(sources[1].id, "vscode");
     assert!(sources[1].error.as_deref().unwrap().contains("mcp.json"));
 }
+
+/// A VS Code-style mcp.json as users keep it: line and block comments, trailing commas.
+const VSCODE: &str = r#"{
+	// Servers for this machine.
+	"inputs": [
+		{ "type": "promptString", "id": "token", "password": true, }, // asked once
+	],
+	"servers": {
+		/* files */
+		"fs": {
+			"type": "stdio",
+			"command": "npx", // from the registry
+			"args": ["-y", "server-filesystem"],
+			"env": { "DEBUG": "1", /* noisy */ },
+		},
+		"web": { "url": "http://127.0.0.1:9/mcp" },
+	},
+}
+"#;
+
+#[test]
+fn a_vs_code_file_with_comments_loads_and_edits_keep_them() {
+    let (_dir, mut doc) = doc_with(VSCODE);
+    assert_eq!(doc.names(), vec!["fs", "web"]);
+    let mut fs = doc.entries()[0].clone();
+    assert_eq!(fs.args, vec!["-y", "server-filesystem"]);
+
+    // The command changes, a cwd is added; nothing else in the file moves.
+    fs.command = "node".into();
+    fs.cwd = "/tmp".into();
+    doc.upsert(Some("fs"), &fs).unwrap();
+    doc.set_server_key("fs", "roots", Value::Bool(false))
+        .unwrap();
+    doc.save().unwrap();
+    let expected = VSCODE
+        .replace("\"npx\", // from", "\"node\", // from")
+        .replace(
+            "/* noisy */ },\n",
+            "/* noisy */ },\n\t\t\t\"cwd\": \"/tmp\",\n\t\t\t\"roots\": false,\n",
+        );
+    assert_eq!(std::fs::read_to_string(&doc.path).unwrap(), expected);
+
+    // Removed: the line goes, the comment inside it stays.
+    assert!(doc.remove("web"));
+    assert!(doc.remove("fs"));
+    doc.save().unwrap();
+    let text = std::fs::read_to_string(&doc.path).unwrap();
+    for comment in [
+        "// Servers for this machine.",
+        "// asked once",
+        "/* files */",
+        "// from the registry",
+        "/* noisy */",
+    ] {
+        assert!(text.contains(comment), "{comment} lost:\n{text}");
+    }
+    assert!(text.starts_with(&VSCODE[..VSCODE.find("\"servers\"").unwrap()]));
+    assert!(ConfigDocument::load(&doc.path).unwrap().names().is_empty());
+}
+
+#[test]
+fn an_edit_that_would_drop_a_comment_is_refused_and_nothing_changes() {
+    let text = "{\"servers\": {\"a\": {\"command\": \"x\", \"args\": [\"1\", // why\n \"2\"]}}}\n";
+    let (_dir, mut doc) = doc_with(text);
+    let mut a = doc.entries()[0].clone();
+    a.args = vec!["3".into()];
+    let errors = doc.upsert(Some("a"), &a).unwrap_err();
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0].field, "args");
+    assert!(errors[0].message.contains("comments"), "{errors:?}");
+    assert_eq!(doc.text(), text);
+    // The rest of the entry can still change.
+    a.args = vec!["1".into(), "2".into()];
+    a.command = "y".into();
+    doc.upsert(Some("a"), &a).unwrap();
+    // (`type` is always written.)
+    let expected = text
+        .replace("\"x\"", "\"y\"")
+        .replace("\"2\"]}", "\"2\"], \"type\": \"stdio\"}");
+    assert_eq!(doc.text(), expected);
+}
+
+#[test]
+fn a_file_the_app_wrote_is_written_as_before() {
+    // Before editing in place, every save re-printed the whole file with serde_json: a file in that layout must
+    // come out of an edit exactly as a re-print of the edited value.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mcp.json");
+    let mut doc = ConfigDocument::load(&path).unwrap();
+    doc.upsert(None, &stdio("fs", "node")).unwrap();
+    doc.upsert(None, &stdio("git", "uvx")).unwrap();
+    let expected = serde_json::json!({"servers": {
+        "fs": {"type": "stdio", "command": "node", "args": ["a b", "${env:HOME}"], "env": {"K": "V"}},
+        "git": {"type": "stdio", "command": "uvx", "args": ["a b", "${env:HOME}"], "env": {"K": "V"}},
+    }});
+    assert_eq!(
+        doc.text(),
+        serde_json::to_string_pretty(&expected).unwrap() + "\n"
+    );
+    let mut git = stdio("git", "uvx");
+    git.era = EraChoice::Legacy;
+    git.env.clear();
+    doc.upsert(Some("git"), &git).unwrap();
+    assert!(doc.remove("fs"));
+    let expected = serde_json::json!({"servers": {
+        "git": {"type": "stdio", "command": "uvx", "args": ["a b", "${env:HOME}"], "era": "legacy"},
+    }});
+    assert_eq!(
+        doc.text(),
+        serde_json::to_string_pretty(&expected).unwrap() + "\n"
+    );
+}
