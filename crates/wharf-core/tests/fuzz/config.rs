@@ -1,6 +1,7 @@
 //! mcp.json parsing: any text, and documents shaped like VS Code's `servers` and Claude Desktop's `mcpServers`
-//! with `${env:...}`, `${input:...}` and workspace variables in every expanded field. A syntax error points at a
-//! line and column inside the text; a parsed server holds no variable left unexpanded.
+//! with `${env:...}`, `${input:...}` and workspace variables in every expanded field, also as JSONC with comments and
+//! trailing commas anywhere. A syntax error points at a line and column inside the text; a parsed server holds no
+//! variable left unexpanded. The app's edits keep every comment, and write a file it printed itself as a re-print.
 
 use std::path::{Path, PathBuf};
 
@@ -106,24 +107,147 @@ fn server() -> impl Strategy<Value = Value> {
         })
 }
 
-fn document() -> impl Strategy<Value = String> {
+fn document_value() -> impl Strategy<Value = Value> {
     let servers =
         prop::collection::btree_map(prop_oneof![3 => "[a-z]{1,5}", 1 => text()], server(), 0..4)
             .prop_map(|m| Value::Object(m.into_iter().collect()));
     let key = prop::sample::select(vec!["servers", "mcpServers"]);
-    (key, servers, prop::option::of(json()), any::<bool>()).prop_map(
-        |(key, servers, extra, pretty)| {
-            let mut root = json!({ key: servers });
-            if let Some(extra) = extra {
-                root["inputs"] = extra;
+    (key, servers, prop::option::of(json())).prop_map(|(key, servers, extra)| {
+        let mut root = json!({ key: servers });
+        if let Some(extra) = extra {
+            root["inputs"] = extra;
+        }
+        root
+    })
+}
+
+fn document() -> impl Strategy<Value = String> {
+    (document_value(), any::<bool>()).prop_map(|(root, pretty)| {
+        if pretty {
+            serde_json::to_string_pretty(&root).unwrap()
+        } else {
+            root.to_string()
+        }
+    })
+}
+
+/// `value` printed as JSONC by hand: between tokens, by `choices`, nothing, a block comment or a line comment (each
+/// numbered `<cN>`, with JSON-looking text inside), and trailing commas. Returns the text and the comments' count.
+fn jsonc(value: &Value, choices: &[u8]) -> (String, usize) {
+    struct Printer<'a> {
+        choices: &'a [u8],
+        next: usize,
+        out: String,
+        comments: usize,
+    }
+    impl Printer<'_> {
+        fn choice(&mut self) -> u8 {
+            self.next += 1;
+            self.choices
+                .get(self.next % self.choices.len().max(1))
+                .copied()
+                .unwrap_or(0)
+        }
+        fn gap(&mut self) {
+            let n = self.comments;
+            match self.choice() % 8 {
+                0 => self.out += &format!(" /* <c{n}> é \"{{ // */ "),
+                1 => self.out += &format!(" // <c{n}> /* \"[ ,}}\n"),
+                2 => self.out += "\n  ",
+                _ => return,
             }
-            if pretty {
-                serde_json::to_string_pretty(&root).unwrap()
-            } else {
-                root.to_string()
+            self.comments += usize::from(!self.out.ends_with("\n  "));
+        }
+        fn value(&mut self, value: &Value) {
+            self.gap();
+            let (open, close, items): (char, char, Vec<(Option<&String>, &Value)>) = match value {
+                Value::Object(map) => ('{', '}', map.iter().map(|(k, v)| (Some(k), v)).collect()),
+                Value::Array(items) => ('[', ']', items.iter().map(|v| (None, v)).collect()),
+                scalar => {
+                    self.out += &scalar.to_string();
+                    self.gap();
+                    return;
+                }
+            };
+            self.out.push(open);
+            let count = items.len();
+            for (i, (key, item)) in items.into_iter().enumerate() {
+                if let Some(key) = key {
+                    self.gap();
+                    self.out += &Value::String(key.clone()).to_string();
+                    self.gap();
+                    self.out.push(':');
+                }
+                self.value(item);
+                if i + 1 < count || self.choice() % 3 == 0 {
+                    self.out.push(',');
+                }
             }
-        },
-    )
+            self.gap();
+            self.out.push(close);
+            self.gap();
+        }
+    }
+    let mut printer = Printer {
+        choices,
+        next: 0,
+        out: String::new(),
+        comments: 0,
+    };
+    printer.value(value);
+    (printer.out, printer.comments)
+}
+
+/// An edit the app makes to a server of the document: the index picks the server.
+#[derive(Debug, Clone)]
+enum Edit {
+    Set(&'static str, Value),
+    Remove,
+}
+
+fn edit() -> impl Strategy<Value = (prop::sample::Index, Edit)> {
+    let edit = prop_oneof![
+        Just(Edit::Remove),
+        Just(Edit::Set("roots", json!(false))),
+        Just(Edit::Set("pathArguments", json!("ask"))),
+        Just(Edit::Set("args", json!(["-y", "x y"]))),
+        Just(Edit::Set("env", json!({"A": "1", "B": "2"}))),
+    ];
+    (any::<prop::sample::Index>(), edit)
+}
+
+/// The edit applied to a document loaded from `text`, and the same edit applied to `model` (the text's value) by hand;
+/// `None` when the document has no server.
+fn edited(
+    text: &str,
+    model: &mut Value,
+    (index, edit): &(prop::sample::Index, Edit),
+) -> Option<(ConfigDocument, Result<(), String>)> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mcp.json");
+    std::fs::write(&path, text).unwrap();
+    let mut doc = ConfigDocument::load(&path).unwrap();
+    let names = doc.names();
+    let name = names.get(index.index(names.len().max(1)))?.clone();
+    let key = if model.get("servers").is_some() {
+        "servers"
+    } else {
+        "mcpServers"
+    };
+    let server = model[key][&name].as_object_mut().unwrap();
+    let result = match edit {
+        Edit::Remove => {
+            assert!(doc.remove(&name), "{name} not removed");
+            model[key].as_object_mut().unwrap().shift_remove(&name);
+            Ok(())
+        }
+        Edit::Set(field, value) => {
+            server.insert(field.to_string(), value.clone());
+            doc.set_server_key(&name, field, value.clone())
+                .map_err(|e| e.0)
+        }
+    };
+    Some((doc, result))
 }
 
 /// The document with a piece cut out or garbage spliced in somewhere.
@@ -235,6 +359,49 @@ proptest! {
             Err(ConfigError::Syntax { line, column, .. }) => check_position(&text, line, column)?,
             Err(_) => {}
         }
+    }
+
+    #[test]
+    fn jsonc_with_comments_anywhere_reads_as_its_json(root in document_value(), choices in prop::collection::vec(any::<u8>(), 1..64)) {
+        let (text, _) = jsonc(&root, &choices);
+        prop_assume!(!text.contains("${input:"));
+        let plain: Value = serde_json::from_str(&root.to_string()).unwrap();
+        prop_assert_eq!(wharf_core::config::jsonc::parse(&text).unwrap(), plain);
+        check(&text)?;
+        let names = |text: &str| Config::parse(Path::new("mcp.json"), text, &env)
+            .map(|c| c.servers.iter().map(|s| (s.name.clone(), s.fingerprint())).collect::<Vec<_>>())
+            .map_err(|e| e.to_string());
+        prop_assert_eq!(names(&text), names(&root.to_string()));
+    }
+
+    #[test]
+    fn edits_keep_every_comment(root in document_value(), choices in prop::collection::vec(any::<u8>(), 1..64), edit in edit()) {
+        let (text, comments) = jsonc(&root, &choices);
+        let mut model: Value = serde_json::from_str(&root.to_string()).unwrap();
+        let Some((doc, result)) = edited(&text, &mut model, &edit) else { return Ok(()) };
+        match result {
+            Ok(()) => {
+                let out = wharf_core::config::jsonc::parse(doc.text()).unwrap();
+                prop_assert_eq!(out.to_string(), model.to_string(), "{}\n->\n{}", text, doc.text());
+                for n in 0..comments {
+                    prop_assert!(doc.text().contains(&format!("<c{n}>")), "<c{}> lost:\n{}\n->\n{}", n, text, doc.text());
+                }
+            }
+            Err(e) => {
+                // Refused only where a comment would go, and then nothing changed.
+                prop_assert!(e.contains("comments"), "{}", e);
+                prop_assert_eq!(doc.text(), text.as_str());
+            }
+        }
+    }
+
+    #[test]
+    fn a_file_the_app_printed_is_edited_as_a_reprint_would_be(root in document_value(), edit in edit()) {
+        let text = serde_json::to_string_pretty(&root).unwrap() + "\n";
+        let mut model = root.clone();
+        let Some((doc, result)) = edited(&text, &mut model, &edit) else { return Ok(()) };
+        prop_assert!(result.is_ok());
+        prop_assert_eq!(doc.text(), serde_json::to_string_pretty(&model).unwrap() + "\n");
     }
 
     #[test]
