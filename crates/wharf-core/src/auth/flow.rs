@@ -35,6 +35,9 @@ pub(super) async fn manager(
     upgrades.max_upgrade_attempts = MAX_STEP_UPS;
     manager.set_scope_upgrade_config(upgrades);
     let mut resumed = false;
+    if resume {
+        creds.arm();
+    }
     if resume
         && creds
             .load()

@@ -7,6 +7,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rmcp::transport::auth::{AuthError as RmcpAuthError, CredentialStore, StoredCredentials};
@@ -117,11 +118,16 @@ impl Entry {
 }
 
 /// One server's credentials, as rmcp's `CredentialStore`.
+///
+/// rmcp's client asks the store for a token before every request and sends whatever it finds. A kept token is only
+/// handed out once the sign-in has been taken up ([`ServerCredentials::arm`]: metadata discovered, issuer compared,
+/// client configured for refresh), so until then requests go without one and the server's 401 starts that.
 #[derive(Clone)]
 pub struct ServerCredentials {
     server: String,
     store: TokenStore,
     cache: Arc<tokio::sync::Mutex<Option<Entry>>>,
+    armed: Arc<AtomicBool>,
 }
 
 impl ServerCredentials {
@@ -130,7 +136,13 @@ impl ServerCredentials {
             server: server.to_string(),
             store,
             cache: Arc::default(),
+            armed: Arc::default(),
         }
+    }
+
+    /// From now on the kept credentials are handed to rmcp.
+    pub fn arm(&self) {
+        self.armed.store(true, Ordering::SeqCst);
     }
 
     async fn with_entry<T>(
@@ -166,11 +178,16 @@ fn store_error(reason: String) -> RmcpAuthError {
 #[async_trait::async_trait]
 impl CredentialStore for ServerCredentials {
     async fn load(&self) -> Result<Option<StoredCredentials>, RmcpAuthError> {
+        if !self.armed.load(Ordering::SeqCst) {
+            return Ok(None);
+        }
         self.with_entry(|e| (e.by_issuer.get(&e.current).cloned(), false))
             .await
     }
 
     async fn save(&self, credentials: StoredCredentials) -> Result<(), RmcpAuthError> {
+        // What was just saved came from this run's own sign-in.
+        self.arm();
         self.with_entry(|e| {
             let issuer = credentials.issuer.clone().unwrap_or_default();
             e.current = issuer.clone();
