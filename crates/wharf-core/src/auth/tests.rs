@@ -18,7 +18,7 @@ use sha2::Digest as _;
 use super::client::{AuthHttpClient, Pending};
 use super::*;
 use crate::secrets::Secret;
-use fake::{Fake, Setup, CODE, TOKEN};
+use fake::{Fake, Setup, CODE, REFRESHED, TOKEN};
 
 /// Consents (or not) and follows the redirect as a browser would, recording what it was shown.
 struct Browser {
@@ -441,4 +441,56 @@ async fn a_kept_sign_in_is_taken_up_before_any_browser() {
         .unwrap();
     assert_eq!(browser.prompts.lock().unwrap().len(), 1);
     assert_eq!(run.fake.requests("/authorize").len(), 2);
+}
+
+#[tokio::test]
+async fn an_expired_token_is_refreshed_without_the_browser() {
+    let fake = Fake::start(Setup {
+        prm_path_based: true,
+        expiring: true,
+        ..Setup::default()
+    })
+    .await;
+    let browser = Browser::new(true, true);
+    let store = TokenStore::memory();
+    let client = AuthHttpClient::new(
+        "srv",
+        &fake.mcp(),
+        Some(AuthOptions::new(browser.clone(), store.clone())),
+    )
+    .await
+    .unwrap();
+    client
+        .resolve(Pending::SignIn {
+            challenge: "Bearer".into(),
+        })
+        .await
+        .unwrap();
+    client.set_interactive();
+    let ping = ClientJsonRpcMessage::request(
+        ClientRequest::PingRequest(Default::default()),
+        RequestId::Number(1),
+    );
+    client
+        .post_message(Arc::from(fake.mcp()), ping, None, None, HashMap::new())
+        .await
+        .unwrap();
+    let grants: Vec<HashMap<String, String>> =
+        fake.requests("/token").iter().map(|r| r.form()).collect();
+    assert_eq!(grants.len(), 2, "{grants:?}");
+    assert_eq!(grants[1]["grant_type"], "refresh_token");
+    assert_eq!(grants[1]["refresh_token"], "refresh-SECRET");
+    let sent: Vec<String> = fake
+        .requests("/mcp")
+        .into_iter()
+        .filter_map(|p| p.bearer)
+        .collect();
+    assert_eq!(sent, [REFRESHED]);
+    assert_eq!(browser.prompts.lock().unwrap().len(), 1);
+    // The refreshed token is the one kept.
+    let TokenStore::Memory(map) = &store else {
+        unreachable!()
+    };
+    let kept = map.lock().unwrap()[&TokenStore::entry_name("srv")].clone();
+    assert!(kept.contains(REFRESHED) && !kept.contains(TOKEN));
 }

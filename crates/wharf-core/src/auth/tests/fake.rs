@@ -38,7 +38,12 @@ pub(super) struct Setup {
     pub redirect_iss: Option<&'static str>,
     /// The redirect says access_denied instead of giving a code.
     pub deny: bool,
+    /// The first token is already expired; a refresh gives [`REFRESHED`], which `/mcp` accepts (it refuses all
+    /// else with 401). Without it `/mcp` answers every request 403 insufficient_scope.
+    pub expiring: bool,
 }
+
+pub(super) const REFRESHED: &str = "tok-SECRET-refreshed";
 
 pub(super) struct Fake {
     pub base: String,
@@ -216,10 +221,25 @@ fn answer(base: &str, setup: &Setup, req: &Req) -> (&'static str, Vec<(String, S
                 String::new(),
             )
         }
+        "/token" if req.form().get("grant_type").map(String::as_str) == Some("refresh_token") => {
+            json_ok(json!({
+                "access_token": REFRESHED, "token_type": "Bearer", "expires_in": 3600,
+                "refresh_token": "refresh-SECRET-2",
+            }))
+        }
         "/token" => json_ok(json!({
-            "access_token": TOKEN, "token_type": "Bearer", "expires_in": 3600,
+            "access_token": TOKEN, "token_type": "Bearer",
+            "expires_in": if setup.expiring { 0 } else { 3600 },
             "refresh_token": "refresh-SECRET",
         })),
+        "/mcp" if setup.expiring && req.bearer.as_deref() == Some(REFRESHED) => json_ok(json!({
+            "jsonrpc": "2.0", "id": 1, "result": {},
+        })),
+        "/mcp" if setup.expiring => (
+            "401 Unauthorized",
+            vec![("WWW-Authenticate".into(), "Bearer".into())],
+            String::new(),
+        ),
         "/mcp" => (
             "403 Forbidden",
             vec![(
