@@ -1,6 +1,7 @@
-//! The HTTP client of a Streamable HTTP connection. Without [`AuthOptions`] it is reqwest's, and a `401` only
-//! leaves its challenge for the connection to report. With them it is rmcp's `AuthClient` (the bearer token on
-//! every request, one silent refresh when the server rejects it), and a challenge is answered here:
+//! The HTTP client of a Streamable HTTP connection: reqwest's until the server first answers `401`. Without
+//! [`AuthOptions`] the challenge is only left for the connection to report. With them, from then on it is rmcp's
+//! `AuthClient` (the bearer token on every request, one silent refresh when the server rejects it; made only then,
+//! as it costs about as much as a reqwest client), and the challenge is answered here:
 //!
 //! - while the connection is being set up, the request fails at once and the connection signs in outside its probe
 //!   timeout ([`AuthHttpClient::take_pending`], [`AuthHttpClient::resolve`]), then connects again;
@@ -38,14 +39,9 @@ pub enum Pending {
 
 #[derive(Clone)]
 pub struct AuthHttpClient {
-    inner: Inner,
+    plain: reqwest::Client,
+    auth: Arc<tokio::sync::OnceCell<AuthClient<reqwest::Client>>>,
     shared: Arc<Shared>,
-}
-
-#[derive(Clone)]
-enum Inner {
-    Plain(reqwest::Client),
-    Auth(AuthClient<reqwest::Client>),
 }
 
 struct Shared {
@@ -69,20 +65,12 @@ impl AuthHttpClient {
         url: &str,
         options: Option<AuthOptions>,
     ) -> Result<Self, AuthError> {
-        let (inner, creds) = match &options {
-            None => (Inner::Plain(reqwest::Client::default()), None),
-            Some(o) => {
-                let creds = ServerCredentials::new(server, o.store.clone());
-                // The keyring is read at the first 401, not here: most servers never ask for a sign-in.
-                let (manager, _) = flow::manager(server, url, &creds, false).await?;
-                (
-                    Inner::Auth(AuthClient::new(reqwest::Client::default(), manager)),
-                    Some(creds),
-                )
-            }
-        };
+        let creds = options
+            .as_ref()
+            .map(|o| ServerCredentials::new(server, o.store.clone()));
         Ok(AuthHttpClient {
-            inner,
+            plain: reqwest::Client::default(),
+            auth: Arc::default(),
             shared: Arc::new(Shared {
                 server: server.to_string(),
                 url: url.to_string(),
@@ -116,7 +104,8 @@ impl AuthHttpClient {
         }
     }
 
-    fn options(
+    /// What a sign-in needs; the authorized client is made on the first call.
+    async fn options(
         &self,
     ) -> Result<
         (
@@ -126,17 +115,26 @@ impl AuthHttpClient {
         ),
         AuthError,
     > {
-        match (&self.shared.options, &self.shared.creds, &self.inner) {
-            (Some(o), Some(c), Inner::Auth(a)) => Ok((o, c, a)),
-            _ => Err(AuthError::NotAvailable {
-                server: self.shared.server.clone(),
-            }),
-        }
+        let s = &self.shared;
+        let (Some(options), Some(creds)) = (&s.options, &s.creds) else {
+            return Err(AuthError::NotAvailable {
+                server: s.server.clone(),
+            });
+        };
+        let client = self
+            .auth
+            .get_or_try_init(|| async {
+                // The keyring is read at the first sign-in (a kept one is resumed then), not here.
+                let (manager, _) = flow::manager(&s.server, &s.url, creds, false).await?;
+                Ok::<_, AuthError>(AuthClient::new(self.plain.clone(), manager))
+            })
+            .await?;
+        Ok((options, creds, client))
     }
 
     /// The kept sign-in when there is one not tried yet, else the browser. True when the browser was used.
     async fn sign_in(&self, challenge: &str, seen: u64) -> Result<bool, AuthError> {
-        let (options, creds, client) = self.options()?;
+        let (options, creds, client) = self.options().await?;
         let mut port = self.shared.signing_in.lock().await;
         let s = &self.shared;
         if s.generation.load(Ordering::SeqCst) != seen {
@@ -161,7 +159,7 @@ impl AuthHttpClient {
     }
 
     async fn step_up(&self, scope: &str, seen: u64) -> Result<(), AuthError> {
-        let (options, _, client) = self.options()?;
+        let (options, _, client) = self.options().await?;
         let port = self.shared.signing_in.lock().await;
         if self.shared.generation.load(Ordering::SeqCst) != seen {
             return Ok(());
@@ -186,7 +184,7 @@ impl AuthHttpClient {
             let err = match call().await {
                 Ok(v) => {
                     if step_ups > 0 {
-                        if let Inner::Auth(a) = &self.inner {
+                        if let Some(a) = self.auth.get() {
                             a.auth_manager
                                 .lock()
                                 .await
@@ -251,12 +249,12 @@ impl AuthHttpClient {
     }
 }
 
-/// Both inner clients, one call.
+/// One call through the authorized client once there is one, else the plain one.
 macro_rules! dispatch {
-    ($inner:expr, $method:ident($($arg:expr),*)) => {
-        match $inner {
-            Inner::Plain(c) => c.$method($($arg),*).await,
-            Inner::Auth(c) => c.$method($($arg),*).await,
+    ($client:expr, $method:ident($($arg:expr),*)) => {
+        match $client.auth.get() {
+            Some(c) => c.$method($($arg),*).await,
+            None => $client.plain.$method($($arg),*).await,
         }
     };
 }
@@ -282,7 +280,7 @@ impl StreamableHttpClient for AuthHttpClient {
             );
             async move {
                 dispatch!(
-                    &self.inner,
+                    self,
                     post_message(uri, message, session_id, auth_header, custom_headers)
                 )
             }
@@ -309,7 +307,7 @@ impl StreamableHttpClient for AuthHttpClient {
             );
             async move {
                 dispatch!(
-                    &self.inner,
+                    self,
                     post_message_with_response_limits(
                         uri,
                         message,
@@ -333,7 +331,7 @@ impl StreamableHttpClient for AuthHttpClient {
     ) -> Result<(), HttpError> {
         // Ending a session is no reason to open a browser: no challenge is answered here.
         dispatch!(
-            &self.inner,
+            self,
             delete_session(uri, session_id, auth_header, custom_headers)
         )
     }
@@ -347,7 +345,7 @@ impl StreamableHttpClient for AuthHttpClient {
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<BoxStream<'static, Result<Sse, SseError>>, HttpError> {
         dispatch!(
-            &self.inner,
+            self,
             get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
         )
     }
@@ -363,7 +361,7 @@ impl StreamableHttpClient for AuthHttpClient {
     ) -> Result<BoxStream<'static, Result<Sse, SseError>>, HttpError> {
         // A stream the server refuses is not a call the user waits on; the POSTs meet the same challenge.
         dispatch!(
-            &self.inner,
+            self,
             get_stream_with_max_sse_event_size(
                 uri,
                 session_id,
