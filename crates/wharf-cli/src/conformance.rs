@@ -31,6 +31,7 @@ pub async fn run(url: &str, broker: Broker, events: EventsFile) -> Result<ExitCo
         expose_roots: true,
         path_arguments: wharf_core::config::PathArgumentPolicy::Refuse,
         elicitation: true,
+        oauth: None,
     };
     let eras = EraCache::in_memory();
     // The suite says which revision a scenario is for; a wrong hint costs one re-probe, never a failure.

@@ -73,6 +73,9 @@ pub struct ServerDef {
     pub path_arguments: PathArgumentPolicy,
     /// `"elicitation": false`: this server may not ask the user anything (the capability is not declared to it).
     pub elicitation: bool,
+    /// `"oauth": {"clientId", "clientSecret"}`: the client registered beforehand with the server's authorization
+    /// server, used at sign-in instead of any registration.
+    pub oauth: Option<crate::auth::PreRegistered>,
 }
 
 /// `"pathArguments"`: a path the user sends a server that lies outside every open workspace folder is refused
@@ -118,14 +121,15 @@ impl ServerDef {
     /// Everything that, when changed, needs the server restarted.
     pub fn fingerprint(&self) -> String {
         format!(
-            "{}/{:?}/{:?}/{:?}/{}/{}/{}",
+            "{}/{:?}/{:?}/{:?}/{}/{}/{}/{:?}",
             self.definition_hash(),
             self.pinned_era,
             self.probe_timeout,
             self.request_timeout,
             self.expose_roots,
             self.path_arguments.as_str(),
-            self.elicitation
+            self.elicitation,
+            self.oauth.as_ref().map(|o| &o.client_id)
         )
     }
 
@@ -308,9 +312,10 @@ impl Config {
                     format!("\"pathArguments\" must be refuse, ask or allow, not {value}")
                 }),
             };
+            let oauth = crate::auth::parse_client(def, &|v, field| vars.expand(v, field));
             // A preference that cannot be read must not quietly fall back to one: the server shows why it failed.
-            let transport = match (&pinned_era, &path_arguments) {
-                (Err(e), _) | (_, Err(e)) => Err(e.clone()),
+            let transport = match (&pinned_era, &path_arguments, &oauth) {
+                (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => Err(e.clone()),
                 _ => parse_transport(def, &vars),
             };
             config.servers.push(ServerDef {
@@ -326,6 +331,7 @@ impl Config {
                 probe_timeout: millis(def, "probeTimeoutMs").unwrap_or(DEFAULT_PROBE_TIMEOUT),
                 request_timeout: millis(def, "requestTimeoutMs").unwrap_or(DEFAULT_REQUEST_TIMEOUT),
                 uses_workspace: mentions_workspace(def),
+                oauth: oauth.unwrap_or(None),
             });
         }
         Ok(config)

@@ -24,6 +24,10 @@ impl Redactor {
                 TransportDef::Stdio { env, .. } => env.values().cloned().collect::<Vec<_>>(),
                 TransportDef::Http { headers, .. } => headers.values().cloned().collect(),
             })
+            .chain(config.servers.iter().filter_map(|s| {
+                let secret = s.oauth.as_ref()?.client_secret.as_ref()?;
+                Some(secret.expose().to_string())
+            }))
             .filter(|v| v.len() >= MIN_SECRET_LEN)
             .collect();
         // Longest first, so a secret that contains another is masked whole.

@@ -494,3 +494,33 @@ async fn an_expired_token_is_refreshed_without_the_browser() {
     let kept = map.lock().unwrap()[&TokenStore::entry_name("srv")].clone();
     assert!(kept.contains(REFRESHED) && !kept.contains(TOKEN));
 }
+
+#[test]
+fn a_server_entry_names_its_pre_registered_client() {
+    let parse = |entry: Value| {
+        let expand = |v: &str, _: &str| Ok(v.replace("${input:sec}", "s3cret-value"));
+        parse_client(entry.as_object().unwrap(), &expand)
+    };
+    assert!(parse(serde_json::json!({"url": "https://x"}))
+        .unwrap()
+        .is_none());
+    let client = parse(serde_json::json!({
+        "oauth": {"clientId": "wharf-desktop", "clientSecret": "${input:sec}"}
+    }))
+    .unwrap()
+    .unwrap();
+    assert_eq!(client.client_id, "wharf-desktop");
+    assert_eq!(
+        client.client_secret.as_ref().map(Secret::expose),
+        Some("s3cret-value")
+    );
+    assert!(!format!("{client:?}").contains("s3cret"));
+    for bad in [
+        serde_json::json!({"oauth": "id"}),
+        serde_json::json!({"oauth": {}}),
+        serde_json::json!({"oauth": {"clientId": 7}}),
+        serde_json::json!({"oauth": {"clientId": "a", "clientSecret": []}}),
+    ] {
+        assert!(parse(bad.clone()).is_err(), "{bad}");
+    }
+}

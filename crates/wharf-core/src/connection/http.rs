@@ -56,7 +56,13 @@ pub(super) async fn connect(
     headers: &BTreeMap<String, String>,
     cached: Option<Era>,
 ) -> Result<(Service, Era, ProgressRouter, CancellationToken), ConnectionError> {
-    let client = AuthHttpClient::new(&def.name, url, ctx.auth.clone()).await?;
+    let mut auth = ctx.auth.clone();
+    if let (Some(options), Some(client)) = (&mut auth, &def.oauth) {
+        options
+            .preregistered
+            .insert(def.name.clone(), client.clone());
+    }
+    let client = AuthHttpClient::new(&def.name, url, auth).await?;
     // Once for the first sign-in, once more when the server wants more scopes right away.
     for _ in 0..2 {
         match probe(def, ctx, url, headers, cached, &client).await {
