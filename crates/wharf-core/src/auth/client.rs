@@ -125,7 +125,7 @@ impl AuthHttpClient {
             .auth
             .get_or_try_init(|| async {
                 // The keyring is read at the first sign-in (a kept one is resumed then), not here.
-                let (manager, _) = flow::manager(&s.server, &s.url, creds, false).await?;
+                let manager = flow::manager(&s.server, &s.url, creds).await?;
                 Ok::<_, AuthError>(AuthClient::new(self.plain.clone(), manager))
             })
             .await?;
@@ -141,8 +141,8 @@ impl AuthHttpClient {
             return Ok(false);
         }
         if s.resumable.swap(false, Ordering::SeqCst) {
-            let (manager, resumed) = flow::manager(&s.server, &s.url, creds, true).await?;
-            if resumed {
+            let pre = options.preregistered.get(&s.server);
+            if let Some(manager) = flow::resume(&s.server, &s.url, creds, pre).await? {
                 *client.auth_manager.lock().await = manager;
                 s.generation.fetch_add(1, Ordering::SeqCst);
                 tracing::info!(server = %s.server, "kept sign-in resumed");

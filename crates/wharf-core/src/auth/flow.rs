@@ -5,27 +5,25 @@ use std::error::Error as _;
 
 use rmcp::transport::auth::{
     AuthError as RmcpAuthError, AuthorizationManager, AuthorizationMetadata, AuthorizationRequest,
-    AuthorizationSession, CredentialStore, ScopeUpgradeConfig,
+    AuthorizationSession, CredentialStore, OAuthClientConfig, ScopeUpgradeConfig,
 };
 use url::Url;
 
 use super::callback::{Listener, Redirect, WaitError};
 use super::store::ServerCredentials;
-use super::{AuthError, AuthOptions, SignInPrompt, MAX_STEP_UPS};
+use super::{AuthError, AuthOptions, PreRegistered, SignInPrompt, MAX_STEP_UPS};
 use crate::elicitation::url_check;
 use crate::secrets::Secret;
 
 /// SEP-837: a desktop application with a loopback redirect is a native client.
 const APPLICATION_TYPE: &str = "native";
 
-/// A manager for the server at `url` that keeps its credentials in `creds`; with `resume`, it takes up the sign-in
-/// kept there (true when there was one for the server's current issuer).
+/// A manager for the server at `url` that keeps its credentials in `creds`.
 pub(super) async fn manager(
     server: &str,
     url: &str,
     creds: &ServerCredentials,
-    resume: bool,
-) -> Result<(AuthorizationManager, bool), AuthError> {
+) -> Result<AuthorizationManager, AuthError> {
     let mut manager = AuthorizationManager::new(url)
         .await
         .map_err(|e| classify(server, e))?;
@@ -34,27 +32,49 @@ pub(super) async fn manager(
     // rmcp's own bound counts failed step-ups in a row; Wharf bounds them per request as well.
     upgrades.max_upgrade_attempts = MAX_STEP_UPS;
     manager.set_scope_upgrade_config(upgrades);
-    let mut resumed = false;
-    if resume {
-        creds.arm();
+    Ok(manager)
+}
+
+/// A manager that takes up the sign-in kept in `creds`, when there is one for the server's current issuer: its
+/// metadata discovered, the client configured for refresh (with its secret: `preregistered`'s when it is that
+/// client, else the one kept from its registration).
+pub(super) async fn resume(
+    server: &str,
+    url: &str,
+    creds: &ServerCredentials,
+    preregistered: Option<&PreRegistered>,
+) -> Result<Option<AuthorizationManager>, AuthError> {
+    creds.arm();
+    let Some(kept) = creds.load().await.ok().flatten() else {
+        return Ok(None);
+    };
+    if kept.token_response.is_none() {
+        return Ok(None);
     }
-    if resume
-        && creds
-            .load()
-            .await
-            .is_ok_and(|c| c.is_some_and(|c| c.token_response.is_some()))
-    {
-        // Needs the server's metadata (for refresh); if that fails now, the browser sign-in follows.
-        match manager.initialize_from_store().await {
-            Ok(found) => resumed = found,
-            Err(e) => tracing::warn!(
-                server,
-                "stored sign-in not resumed: {}",
-                classify(server, e)
-            ),
+    let mut manager = manager(server, url, creds).await?;
+    match manager.initialize_from_store().await {
+        Ok(true) => {}
+        Ok(false) => return Ok(None),
+        Err(e) => {
+            // The browser sign-in follows.
+            tracing::warn!(server, "kept sign-in not resumed: {}", classify(server, e));
+            return Ok(None);
         }
     }
-    Ok((manager, resumed))
+    let secret = match preregistered {
+        Some(p) if p.client_id == kept.client_id => {
+            p.client_secret.as_ref().map(|s| s.expose().to_string())
+        }
+        _ => creds.client_secret().await,
+    };
+    if let Some(secret) = secret {
+        manager
+            .configure_client(
+                OAuthClientConfig::new(kept.client_id, url).with_client_secret(secret),
+            )
+            .map_err(|e| classify(server, e))?;
+    }
+    Ok(Some(manager))
 }
 
 /// The first sign-in (or a new one after the server rejected the token): returns the signed-in manager and the
@@ -68,7 +88,7 @@ pub(super) async fn sign_in(
     port: Option<u16>,
 ) -> Result<(AuthorizationManager, u16), AuthError> {
     let listener = bind(port).await?;
-    let (mut manager, _) = manager(server, url, creds, false).await?;
+    let mut manager = manager(server, url, creds).await?;
     let metadata = match manager
         .resolve_metadata_from_challenge(Some(challenge))
         .await
@@ -83,20 +103,57 @@ pub(super) async fn sign_in(
         Err(e) => return Err(classify(server, e)),
     };
     let issuer = metadata.issuer.clone();
+    let supports_documents = metadata
+        .additional_fields
+        .get("client_id_metadata_document_supported")
+        .and_then(serde_json::Value::as_bool)
+        .unwrap_or(false);
     manager.set_metadata(metadata);
-    let mut request = AuthorizationRequest::new(listener.redirect_uri())
+    let redirect = listener.redirect_uri();
+    let mut request = AuthorizationRequest::new(&redirect)
         .with_initial_scope_selection()
         .with_client_name(crate::CLIENT_NAME)
         .with_application_type(APPLICATION_TYPE)
         .with_challenge(challenge);
-    if let Some(client) = options.preregistered.get(server) {
-        request = request.with_preregistered_client(client.client_id.clone());
-        if let Some(secret) = &client.client_secret {
-            request = request.with_client_secret(secret.expose());
+    // The spec's order: pre-registered, Client ID Metadata Document, Dynamic Client Registration.
+    let mut registered_secret = None;
+    match (
+        options.preregistered.get(server),
+        &options.client_metadata_url,
+    ) {
+        (Some(client), _) => {
+            request = request.with_preregistered_client(client.client_id.clone());
+            if let Some(secret) = &client.client_secret {
+                request = request.with_client_secret(secret.expose());
+            }
         }
-    }
-    if let Some(document) = &options.client_metadata_url {
-        request = request.with_client_metadata_url(document.clone());
+        (None, Some(document)) if supports_documents => {
+            request = request.with_client_metadata_url(document.clone());
+        }
+        (None, _) => {
+            // Registered here rather than inside rmcp's session, which keeps only the client id: the secret of a
+            // confidential client is needed to refresh in a later run.
+            let scopes = manager.select_initial_scopes(&[]).await;
+            // rmcp sends the manager's application_type; a placeholder client is how it is set before registering.
+            manager
+                .configure_client(
+                    OAuthClientConfig::new(String::new(), &redirect)
+                        .with_application_type(APPLICATION_TYPE),
+                )
+                .map_err(|e| classify(server, e))?;
+            let names: Vec<&str> = scopes.iter().map(String::as_str).collect();
+            let client = manager
+                .register_client(crate::CLIENT_NAME, &redirect, &names)
+                .await
+                .map_err(|e| classify(server, e))?;
+            request = request
+                .with_scopes(scopes)
+                .with_preregistered_client(client.client_id);
+            if let Some(secret) = client.client_secret {
+                request = request.with_client_secret(&secret);
+                registered_secret = Some(Secret::new(secret));
+            }
+        }
     }
     let session = AuthorizationSession::new(manager, request)
         .await
@@ -107,6 +164,12 @@ pub(super) async fn sign_in(
         .handle_callback_with_issuer(code.expose(), &state, iss.as_deref())
         .await
         .map_err(|e| classify(server, e))?;
+    if let Some(secret) = registered_secret {
+        creds
+            .keep_client_secret(secret)
+            .await
+            .map_err(|e| classify(server, e))?;
+    }
     Ok((session.auth_manager, listener.port()))
 }
 

@@ -107,6 +107,9 @@ impl TokenStore {
 struct Entry {
     current: String,
     by_issuer: BTreeMap<String, StoredCredentials>,
+    /// The secrets registration gave Wharf's client, by issuer (rmcp's credentials keep only the client id).
+    #[serde(default)]
+    client_secrets: BTreeMap<String, String>,
 }
 
 impl Entry {
@@ -138,6 +141,24 @@ impl ServerCredentials {
             cache: Arc::default(),
             armed: Arc::default(),
         }
+    }
+
+    /// Keeps the secret registration gave the client of the current issuer (call after the sign-in is saved).
+    pub async fn keep_client_secret(&self, secret: Secret) -> Result<(), RmcpAuthError> {
+        self.with_entry(|e| {
+            e.client_secrets
+                .insert(e.current.clone(), secret.into_inner());
+            ((), true)
+        })
+        .await
+    }
+
+    /// The kept client secret of the current issuer.
+    pub async fn client_secret(&self) -> Option<String> {
+        self.with_entry(|e| (e.client_secrets.get(&e.current).cloned(), false))
+            .await
+            .ok()
+            .flatten()
     }
 
     /// From now on the kept credentials are handed to rmcp.

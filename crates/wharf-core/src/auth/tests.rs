@@ -18,7 +18,7 @@ use sha2::Digest as _;
 use super::client::{AuthHttpClient, Pending};
 use super::*;
 use crate::secrets::Secret;
-use fake::{Fake, Setup, CODE, REFRESHED, TOKEN};
+use fake::{Fake, Setup, CLIENT_SECRET, CODE, REFRESHED, TOKEN};
 
 /// Consents (or not) and follows the redirect as a browser would, recording what it was shown.
 struct Browser {
@@ -523,4 +523,56 @@ fn a_server_entry_names_its_pre_registered_client() {
     ] {
         assert!(parse(bad.clone()).is_err(), "{bad}");
     }
+}
+
+#[tokio::test]
+async fn a_registered_client_secret_is_kept_and_used_to_refresh_in_a_later_run() {
+    let run = sign_in(
+        Setup {
+            prm_path_based: true,
+            expiring: true,
+            confidential: true,
+            ..Setup::default()
+        },
+        "Bearer",
+        Browser::new(true, true),
+    )
+    .await;
+    run.result.unwrap();
+    let registration: Value =
+        serde_json::from_str(&run.fake.requests("/register")[0].body).unwrap();
+    assert_eq!(registration["application_type"], "native");
+    // The next run: the kept (expired) sign-in is taken up, then refreshed as the confidential client it is.
+    let browser = Browser::new(true, true);
+    let client = AuthHttpClient::new(
+        "srv",
+        &run.fake.mcp(),
+        Some(AuthOptions::new(browser.clone(), run.store.clone())),
+    )
+    .await
+    .unwrap();
+    client
+        .resolve(Pending::SignIn {
+            challenge: "Bearer".into(),
+        })
+        .await
+        .unwrap();
+    client.set_interactive();
+    let ping = ClientJsonRpcMessage::request(
+        ClientRequest::PingRequest(Default::default()),
+        RequestId::Number(1),
+    );
+    client
+        .post_message(Arc::from(run.fake.mcp()), ping, None, None, HashMap::new())
+        .await
+        .unwrap();
+    assert!(browser.prompts.lock().unwrap().is_empty());
+    let tokens = run.fake.requests("/token");
+    let refresh = tokens.last().unwrap();
+    assert_eq!(refresh.form()["grant_type"], "refresh_token");
+    let basic = base64::engine::general_purpose::STANDARD.encode(format!("cid-1:{CLIENT_SECRET}"));
+    assert_eq!(
+        refresh.authorization.as_deref(),
+        Some(format!("Basic {basic}").as_str())
+    );
 }

@@ -14,6 +14,7 @@ pub(super) struct Req {
     pub path: String,
     pub query: HashMap<String, String>,
     pub bearer: Option<String>,
+    pub authorization: Option<String>,
     pub body: String,
 }
 
@@ -41,7 +42,11 @@ pub(super) struct Setup {
     /// The first token is already expired; a refresh gives [`REFRESHED`], which `/mcp` accepts (it refuses all
     /// else with 401). Without it `/mcp` answers every request 403 insufficient_scope.
     pub expiring: bool,
+    /// Registration gives a client secret, to be sent with client_secret_basic.
+    pub confidential: bool,
 }
+
+pub(super) const CLIENT_SECRET: &str = "client-SECRET-registered";
 
 pub(super) const REFRESHED: &str = "tok-SECRET-refreshed";
 
@@ -147,6 +152,7 @@ async fn read(s: &mut tokio::net::TcpStream) -> Option<Req> {
             .get("authorization")
             .and_then(|h| h.strip_prefix("Bearer "))
             .map(str::to_string),
+        authorization: headers.get("authorization").cloned(),
         body: String::from_utf8_lossy(&body).to_string(),
     })
 }
@@ -182,7 +188,8 @@ fn answer(base: &str, setup: &Setup, req: &Req) -> (&'static str, Vec<(String, S
                 "registration_endpoint": format!("{base}/register"),
                 "response_types_supported": ["code"],
                 "code_challenge_methods_supported": ["S256"],
-                "token_endpoint_auth_methods_supported": ["none"],
+                "token_endpoint_auth_methods_supported":
+                    [if setup.confidential { "client_secret_basic" } else { "none" }],
             });
             if setup.iss_supported {
                 v["authorization_response_iss_parameter_supported"] = json!(true);
@@ -192,7 +199,12 @@ fn answer(base: &str, setup: &Setup, req: &Req) -> (&'static str, Vec<(String, S
         "/register" => (
             "201 Created",
             vec![("Content-Type".into(), "application/json".into())],
-            json!({"client_id": "cid-1", "redirect_uris": []}).to_string(),
+            if setup.confidential {
+                json!({"client_id": "cid-1", "client_secret": CLIENT_SECRET, "redirect_uris": []})
+            } else {
+                json!({"client_id": "cid-1", "redirect_uris": []})
+            }
+            .to_string(),
         ),
         "/authorize" => {
             let mut to = Url::parse(&req.query["redirect_uri"]).unwrap();
