@@ -164,8 +164,14 @@ impl AuthHttpClient {
         if self.shared.generation.load(Ordering::SeqCst) != seen {
             return Ok(());
         }
-        let manager = client.auth_manager.lock().await;
-        flow::step_up(&self.shared.server, options, &manager, scope, *port).await?;
+        flow::step_up(
+            &self.shared.server,
+            options,
+            &client.auth_manager,
+            scope,
+            *port,
+        )
+        .await?;
         self.shared.generation.fetch_add(1, Ordering::SeqCst);
         tracing::info!(server = %self.shared.server, "signed in with more scopes");
         Ok(())

@@ -45,8 +45,13 @@ pub(super) async fn resume(
     preregistered: Option<&PreRegistered>,
 ) -> Result<Option<AuthorizationManager>, AuthError> {
     creds.arm();
-    let Some(kept) = creds.load().await.ok().flatten() else {
-        return Ok(None);
+    let kept = match creds.load().await {
+        Ok(Some(kept)) => kept,
+        Ok(None) => return Ok(None),
+        Err(e) => {
+            tracing::warn!(server, "kept sign-in not read: {}", classify(server, e));
+            return Ok(None);
+        }
     };
     if kept.token_response.is_none() {
         return Ok(None);
@@ -229,12 +234,18 @@ async fn legacy_metadata(
 pub(super) async fn step_up(
     server: &str,
     options: &AuthOptions,
-    manager: &AuthorizationManager,
+    manager: &tokio::sync::Mutex<AuthorizationManager>,
     required_scope: &str,
     port: Option<u16>,
 ) -> Result<(), AuthError> {
     let listener = bind(port).await?;
-    let page = match manager.request_scope_upgrade(required_scope).await {
+    // Locked only to start and to finish: requests the current token is enough for go on while the user signs in.
+    let upgrade = manager
+        .lock()
+        .await
+        .request_scope_upgrade(required_scope)
+        .await;
+    let page = match upgrade {
         Ok(page) => page,
         Err(RmcpAuthError::InvalidScope(_)) => {
             return Err(AuthError::StepUpLimit {
@@ -246,6 +257,8 @@ pub(super) async fn step_up(
     };
     let (code, state, iss) = browse(server, options, &page, None, true, &listener).await?;
     manager
+        .lock()
+        .await
         .exchange_code_for_token_with_issuer(code.expose(), &state, iss.as_deref())
         .await
         .map_err(|e| classify(server, e))?;
