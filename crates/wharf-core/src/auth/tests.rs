@@ -576,3 +576,53 @@ async fn a_registered_client_secret_is_kept_and_used_to_refresh_in_a_later_run()
         Some(format!("Basic {basic}").as_str())
     );
 }
+
+#[tokio::test]
+async fn an_unreachable_authorization_server_is_named_as_such() {
+    // Port 9 on loopback: nothing listens there, the connection is refused at once.
+    let run = sign_in(
+        Setup {
+            prm_path_based: true,
+            authorization_server: Some("http://127.0.0.1:9"),
+            ..Setup::default()
+        },
+        "Bearer",
+        Browser::new(true, true),
+    )
+    .await;
+    let err = run.result.unwrap_err();
+    assert!(matches!(err, AuthError::Unreachable { .. }), "{err:?}");
+    assert!(err.to_string().contains("127.0.0.1:9"), "{err}");
+    assert!(run.browser.prompts.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn metadata_for_another_resource_is_refused_before_any_page() {
+    let fake = Fake::start(Setup {
+        prm_path_based: true,
+        resource: Some("https://evil.example/mcp"),
+        ..Setup::default()
+    })
+    .await;
+    let browser = Browser::new(true, true);
+    let client = AuthHttpClient::new(
+        "srv",
+        &fake.mcp(),
+        Some(AuthOptions::new(browser.clone(), TokenStore::memory())),
+    )
+    .await
+    .unwrap();
+    let challenge = format!(
+        r#"Bearer resource_metadata="{}/.well-known/oauth-protected-resource/mcp""#,
+        fake.base
+    );
+    let err = client
+        .resolve(Pending::SignIn { challenge })
+        .await
+        .unwrap_err();
+    assert!(matches!(err, AuthError::InvalidMetadata { .. }), "{err:?}");
+    assert!(err.to_string().contains("evil.example"), "{err}");
+    assert!(fake.requests("/authorize").is_empty());
+    assert!(fake.requests("/register").is_empty());
+    assert!(browser.prompts.lock().unwrap().is_empty());
+}

@@ -44,6 +44,10 @@ pub(super) struct Setup {
     pub expiring: bool,
     /// Registration gives a client secret, to be sent with client_secret_basic.
     pub confidential: bool,
+    /// The authorization server the resource metadata names, when not this fake itself.
+    pub authorization_server: Option<&'static str>,
+    /// The `resource` the metadata names, when not this fake's `/mcp`.
+    pub resource: Option<&'static str>,
 }
 
 pub(super) const CLIENT_SECRET: &str = "client-SECRET-registered";
@@ -170,7 +174,12 @@ fn answer(base: &str, setup: &Setup, req: &Req) -> (&'static str, Vec<(String, S
     };
     let not_found = ("404 Not Found", vec![], String::new());
     let prm = || {
-        let mut v = json!({"resource": format!("{base}/mcp"), "authorization_servers": [base]});
+        let server = setup.authorization_server.unwrap_or(base);
+        let resource = setup
+            .resource
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("{base}/mcp"));
+        let mut v = json!({"resource": resource, "authorization_servers": [server]});
         if let Some(s) = &setup.prm_scopes {
             v["scopes_supported"] = json!(s);
         }
