@@ -67,7 +67,7 @@ impl AuthHttpClient {
     ) -> Result<Self, AuthError> {
         let creds = options
             .as_ref()
-            .map(|o| ServerCredentials::new(server, o.store.clone()));
+            .map(|o| ServerCredentials::new(server, url, o.store.clone()));
         Ok(AuthHttpClient {
             plain: reqwest::Client::default(),
             auth: Arc::default(),

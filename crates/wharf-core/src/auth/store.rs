@@ -105,6 +105,10 @@ impl TokenStore {
 /// What one keyring entry holds. The issuer key of credentials without a known issuer is "".
 #[derive(Default, Serialize, Deserialize)]
 struct Entry {
+    /// The server URL the sign-in was made for: a server whose entry now names another URL starts afresh, so its
+    /// token never goes to a resource it was not issued for.
+    #[serde(default)]
+    resource: String,
     current: String,
     by_issuer: BTreeMap<String, StoredCredentials>,
     /// The secrets registration gave Wharf's client, by issuer (rmcp's credentials keep only the client id).
@@ -128,15 +132,18 @@ impl Entry {
 #[derive(Clone)]
 pub struct ServerCredentials {
     server: String,
+    resource: String,
     store: TokenStore,
     cache: Arc<tokio::sync::Mutex<Option<Entry>>>,
     armed: Arc<AtomicBool>,
 }
 
 impl ServerCredentials {
-    pub fn new(server: &str, store: TokenStore) -> Self {
+    /// The credentials of `server`, whose URL is `resource`.
+    pub fn new(server: &str, resource: &str, store: TokenStore) -> Self {
         ServerCredentials {
             server: server.to_string(),
+            resource: resource.to_string(),
             store,
             cache: Arc::default(),
             armed: Arc::default(),
@@ -173,9 +180,15 @@ impl ServerCredentials {
         let mut cache = self.cache.lock().await;
         if cache.is_none() {
             let text = self.store.read(&self.server).await.map_err(store_error)?;
-            *cache = Some(Entry::parse(text));
+            let entry = Entry::parse(text);
+            *cache = Some(if entry.resource == self.resource {
+                entry
+            } else {
+                Entry::default()
+            });
         }
         let entry = cache.get_or_insert_with(Entry::default);
+        entry.resource.clone_from(&self.resource);
         let (out, changed) = f(entry);
         if changed {
             let value = if entry.by_issuer.is_empty() {

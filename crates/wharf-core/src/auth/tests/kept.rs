@@ -194,3 +194,43 @@ async fn a_registered_client_secret_is_kept_and_used_to_refresh_in_a_later_run()
         Some(format!("Basic {basic}").as_str())
     );
 }
+
+#[tokio::test]
+async fn a_server_moved_to_another_url_signs_in_afresh() {
+    let run = sign_in(
+        Setup {
+            prm_path_based: true,
+            ..Setup::default()
+        },
+        "Bearer",
+        Browser::new(true, true),
+    )
+    .await;
+    run.result.unwrap();
+    // Same server name, same store, same authorization server (same issuer), another URL: the kept token was
+    // issued for the old resource and is not taken up (nor sent) there.
+    let moved = Fake::start(Setup {
+        prm_path_based: true,
+        authorization_server: Some(Box::leak(run.fake.base.clone().into_boxed_str())),
+        ..Setup::default()
+    })
+    .await;
+    let browser = Browser::new(true, true);
+    let client = AuthHttpClient::new(
+        "srv",
+        &moved.mcp(),
+        Some(AuthOptions::new(browser.clone(), run.store.clone())),
+    )
+    .await
+    .unwrap();
+    client
+        .resolve(Pending::SignIn {
+            challenge: "Bearer".into(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(browser.prompts.lock().unwrap().len(), 1);
+    let authorize = run.fake.requests("/authorize");
+    assert_eq!(authorize.len(), 2);
+    assert_eq!(authorize[1].query["resource"], moved.mcp());
+}
