@@ -320,7 +320,7 @@ async fn browse(
     if !options.agent.consent(prompt).await {
         return Err(AuthError::Declined {
             server: server.to_string(),
-            reason: Some("the sign-in page was not opened".into()),
+            reason: None,
         });
     }
     options
@@ -336,7 +336,10 @@ async fn browse(
         Ok(Redirect::Error { error, description }) if error == "access_denied" => {
             Err(AuthError::Declined {
                 server: server.to_string(),
-                reason: description,
+                reason: Some(match description {
+                    Some(d) => format!("the authorization server says: {d}"),
+                    None => "on the authorization server's page".into(),
+                }),
             })
         }
         Ok(Redirect::Error { error, description }) => Err(bad(&match description {

@@ -231,7 +231,10 @@ async fn declined_denied_and_abandoned_sign_ins_say_so() {
     .await;
     match run.result {
         Err(AuthError::Declined { reason, .. }) => {
-            assert_eq!(reason.as_deref(), Some("user said no"))
+            assert_eq!(
+                reason.as_deref(),
+                Some("the authorization server says: user said no")
+            )
         }
         other => panic!("{other:?}"),
     }
