@@ -265,6 +265,8 @@ fn wharf_signs_in_once_and_keeps_the_sign_in_in_the_keyring() {
     }
     // One sign-in in the browser; the second run resumed it from the keyring.
     assert_eq!(read("opened.txt").lines().count(), 1, "{}", context());
+    // Taken up inside the first request: no failed connection attempt on the way (rmcp logs one as an ERROR).
+    assert!(!read("wharf2.log").contains("ERROR"), "{}", context());
     assert!(
         read("wharf2.log").contains("kept sign-in resumed"),
         "{}",

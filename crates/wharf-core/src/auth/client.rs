@@ -132,22 +132,38 @@ impl AuthHttpClient {
         Ok((options, creds, client))
     }
 
+    /// The kept sign-in, when there is one not tried yet: no user involved, so it is tried even while connecting.
+    /// True when it was taken up (or another request signed in meanwhile): the request may be sent again.
+    async fn resume(&self, seen: u64) -> Result<bool, AuthError> {
+        let (options, creds, client) = self.options().await?;
+        let _signing_in = self.shared.signing_in.lock().await;
+        let s = &self.shared;
+        if s.generation.load(Ordering::SeqCst) != seen {
+            return Ok(true);
+        }
+        if !s.resumable.swap(false, Ordering::SeqCst) {
+            return Ok(false);
+        }
+        let pre = options.preregistered.get(&s.server);
+        let Some(manager) = flow::resume(&s.server, &s.url, creds, pre).await? else {
+            return Ok(false);
+        };
+        *client.auth_manager.lock().await = manager;
+        s.generation.fetch_add(1, Ordering::SeqCst);
+        tracing::info!(server = %s.server, "kept sign-in resumed");
+        Ok(true)
+    }
+
     /// The kept sign-in when there is one not tried yet, else the browser. True when the browser was used.
     async fn sign_in(&self, challenge: &str, seen: u64) -> Result<bool, AuthError> {
+        if self.resume(seen).await? {
+            return Ok(false);
+        }
         let (options, creds, client) = self.options().await?;
         let mut port = self.shared.signing_in.lock().await;
         let s = &self.shared;
         if s.generation.load(Ordering::SeqCst) != seen {
             return Ok(false);
-        }
-        if s.resumable.swap(false, Ordering::SeqCst) {
-            let pre = options.preregistered.get(&s.server);
-            if let Some(manager) = flow::resume(&s.server, &s.url, creds, pre).await? {
-                *client.auth_manager.lock().await = manager;
-                s.generation.fetch_add(1, Ordering::SeqCst);
-                tracing::info!(server = %s.server, "kept sign-in resumed");
-                return Ok(false);
-            }
         }
         let (manager, used) =
             flow::sign_in(&s.server, &s.url, options, creds, challenge, *port).await?;
@@ -227,6 +243,17 @@ impl AuthHttpClient {
                 _ => return Err(err),
             };
             if !self.shared.interactive.load(Ordering::SeqCst) {
+                // A kept sign-in is taken up at once (no user to wait for); only the browser waits for the
+                // connection to step out of its probe timeout.
+                let resumed = match &pending {
+                    Pending::SignIn { .. } if self.shared.options.is_some() => {
+                        self.resume(seen).await.unwrap_or(false)
+                    }
+                    _ => false,
+                };
+                if resumed {
+                    continue;
+                }
                 if let Ok(mut p) = self.shared.pending.lock() {
                     *p = Some(pending);
                 }
