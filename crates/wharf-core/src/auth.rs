@@ -78,6 +78,8 @@ pub enum AuthError {
     Rejected { server: String, reason: String },
     #[error("{server} still answers 'insufficient scope' after {attempts} step-up sign-ins")]
     StepUpLimit { server: String, attempts: u32 },
+    #[error("the sign-in to {server} stopped unexpectedly: {reason}")]
+    Stopped { server: String, reason: String },
     #[error("the stored sign-in of {server} could not be used: {reason}")]
     Store { server: String, reason: String },
 }

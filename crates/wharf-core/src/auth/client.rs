@@ -259,19 +259,26 @@ impl AuthHttpClient {
                 }
                 return Err(err);
             }
-            let answered = match &pending {
-                Pending::SignIn { challenge } => match self.sign_in(challenge, seen).await {
-                    Ok(browser) => {
-                        signed_in |= browser;
-                        Ok(())
-                    }
-                    Err(e) => Err(e),
-                },
-                Pending::StepUp { scope } => {
-                    step_ups += 1;
-                    self.step_up(scope, seen).await
+            if matches!(pending, Pending::StepUp { .. }) {
+                step_ups += 1;
+            }
+            // Its own task: a call that times out or is cancelled while the user is in the browser drops this
+            // future, but the sign-in goes on and the next call has its token.
+            let this = self.clone();
+            let answered = tokio::spawn(async move {
+                match pending {
+                    Pending::SignIn { challenge } => this.sign_in(&challenge, seen).await,
+                    Pending::StepUp { scope } => this.step_up(&scope, seen).await.map(|()| false),
                 }
-            };
+            })
+            .await
+            .unwrap_or_else(|e| {
+                Err(AuthError::Stopped {
+                    server: self.shared.server.clone(),
+                    reason: e.to_string(),
+                })
+            })
+            .map(|browser| signed_in |= browser);
             if let Err(why) = answered {
                 tracing::warn!(server = %self.shared.server, "{why}");
                 return Err(StreamableHttpError::Auth(

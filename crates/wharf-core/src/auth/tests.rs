@@ -25,6 +25,8 @@ use fake::{Fake, Setup, CLIENT_SECRET, CODE, REFRESHED, TOKEN};
 struct Browser {
     consent: bool,
     open: bool,
+    /// How long the "user" takes in the browser.
+    delay: Duration,
     prompts: Mutex<Vec<SignInPrompt>>,
 }
 
@@ -33,6 +35,7 @@ impl Browser {
         Arc::new(Browser {
             consent,
             open,
+            delay: Duration::ZERO,
             prompts: Mutex::default(),
         })
     }
@@ -51,7 +54,11 @@ impl SignInAgent for Browser {
         Box::pin(async move {
             if self.open {
                 let url = review.normalized.unwrap();
-                tokio::spawn(async move { reqwest::get(url).await.map(|_| ()) });
+                let delay = self.delay;
+                tokio::spawn(async move {
+                    tokio::time::sleep(delay).await;
+                    reqwest::get(url).await.map(|_| ())
+                });
             }
             Ok(())
         })
@@ -438,4 +445,47 @@ async fn metadata_for_another_resource_is_refused_before_any_page() {
     assert!(fake.requests("/authorize").is_empty());
     assert!(fake.requests("/register").is_empty());
     assert!(browser.prompts.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_sign_in_outlives_the_call_that_started_it() {
+    // `expiring`: /mcp answers 401 to anything but the refreshed token, so the call meets a challenge at once.
+    let fake = Fake::start(Setup {
+        prm_path_based: true,
+        expiring: true,
+        ..Setup::default()
+    })
+    .await;
+    let browser = Arc::new(Browser {
+        consent: true,
+        open: true,
+        delay: Duration::from_millis(500),
+        prompts: Mutex::default(),
+    });
+    let store = TokenStore::memory();
+    let client = AuthHttpClient::new(
+        "srv",
+        &fake.mcp(),
+        Some(AuthOptions::new(browser.clone(), store.clone())),
+    )
+    .await
+    .unwrap();
+    client.set_interactive();
+    let ping = ClientJsonRpcMessage::request(
+        ClientRequest::PingRequest(Default::default()),
+        RequestId::Number(1),
+    );
+    // The call gives up (its timeout) while the user is still in the browser.
+    let call = client.post_message(Arc::from(fake.mcp()), ping, None, None, HashMap::new());
+    assert!(tokio::time::timeout(Duration::from_millis(100), call)
+        .await
+        .is_err());
+    assert!(!status(&store, "srv").await.unwrap().signed_in);
+    // The sign-in finishes anyway: nothing awaits it, so its result is polled, with a deadline.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while !status(&store, "srv").await.unwrap().signed_in {
+        assert!(tokio::time::Instant::now() < deadline, "never signed in");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(fake.requests("/token").len(), 1);
 }
