@@ -33,6 +33,7 @@ use serde::Serialize;
 use crate::broker::{Broker, InputAnswer, InputKind, InputRequest, InputView};
 use crate::elicitation::url_check::{self, UrlReview};
 use crate::elicitation::UrlPhase;
+use crate::events::{EventSink, HostEvent, SignInState};
 use crate::secrets::Secret;
 pub use store::{sign_out, status, SignInStatus, TokenStore};
 
@@ -145,6 +146,8 @@ pub struct AuthOptions {
     pub client_metadata_url: Option<String>,
     /// How long the browser step may take.
     pub sign_in_timeout: Duration,
+    /// Where sign-ins are told as they start, succeed and fail (the host's sink, set per connection).
+    pub events: EventSink,
 }
 
 impl AuthOptions {
@@ -155,6 +158,7 @@ impl AuthOptions {
             preregistered: HashMap::new(),
             client_metadata_url: None,
             sign_in_timeout: DEFAULT_SIGN_IN_TIMEOUT,
+            events: EventSink::discard(),
         }
     }
 }
@@ -167,6 +171,42 @@ impl fmt::Debug for AuthOptions {
             .field("client_metadata_url", &self.client_metadata_url)
             .field("sign_in_timeout", &self.sign_in_timeout)
             .finish()
+    }
+}
+
+/// Forgets every sign-in of `server`, as [`sign_out`], and tells `events` when there was one (the app and `wharf
+/// session` show sign-in status from the events).
+pub async fn sign_out_and_tell(
+    store: &TokenStore,
+    server: &str,
+    events: &EventSink,
+) -> Result<bool, AuthError> {
+    let forgotten = sign_out(store, server).await?;
+    if forgotten {
+        events.emit(sign_in_event(
+            server,
+            SignInState::SignedOut,
+            None,
+            false,
+            None,
+        ));
+    }
+    Ok(forgotten)
+}
+
+pub(crate) fn sign_in_event(
+    server: &str,
+    state: SignInState,
+    issuer: Option<String>,
+    step_up: bool,
+    error: Option<&AuthError>,
+) -> HostEvent {
+    HostEvent::SignIn {
+        server: server.to_string(),
+        state,
+        issuer,
+        step_up,
+        error: error.map(ToString::to_string),
     }
 }
 

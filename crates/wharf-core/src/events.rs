@@ -31,6 +31,19 @@ impl ServerStatus {
     }
 }
 
+/// Where a sign-in to an HTTP server (OAuth) stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum SignInState {
+    /// The server asked for authorization: discovery, then the consent card and the browser.
+    Started,
+    SignedIn,
+    Failed,
+    /// The kept sign-in was forgotten (tokens and the registered client's secret, every issuer).
+    SignedOut,
+}
+
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
 #[serde(tag = "event", rename_all = "snake_case")]
 #[ts(export)]
@@ -140,6 +153,21 @@ pub enum HostEvent {
         server: String,
         code: &'static str,
         message: String,
+    },
+    /// A sign-in to an HTTP server started, succeeded, failed (`error` says why, in words a user can act on) or was
+    /// forgotten. Never a token, a code or a secret: only the server, the authorization server and the outcome.
+    SignIn {
+        server: String,
+        state: SignInState,
+        /// The authorization server, once known.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        issuer: Option<String>,
+        /// A re-authorization for more scopes (`403 insufficient_scope`) rather than a first sign-in.
+        step_up: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        error: Option<String>,
     },
     /// Something the user should know that is not an error (a config warning, a deprecation).
     Notice {

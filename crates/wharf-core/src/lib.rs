@@ -27,7 +27,7 @@ pub use connection::{
     CallOptions, ConnectContext, Connection, ConnectionError, ServerIdentity, ToolInfo,
 };
 pub use era::{Era, EraCache};
-pub use events::{EventSink, HostEvent, ServerStatus};
+pub use events::{EventSink, HostEvent, ServerStatus, SignInState};
 pub use host::{Host, HostOptions, ServerSummary};
 
 /// The name and version Wharf announces to servers.

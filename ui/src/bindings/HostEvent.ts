@@ -3,6 +3,7 @@ import type { FormField } from "./FormField";
 import type { PathViolation } from "./PathViolation";
 import type { Root } from "./Root";
 import type { ServerStatus } from "./ServerStatus";
+import type { SignInState } from "./SignInState";
 import type { UrlWarning } from "./UrlWarning";
 import type { JsonValue } from "./serde_json/JsonValue";
 
@@ -10,4 +11,12 @@ export type HostEvent = { "event": "server_status", server: string, status: Serv
 /**
  * The session command id or call label that caused the work.
  */
-call?: JsonValue, progress: number, total?: number, message?: string, } | { "event": "log", server: string, level: string, logger?: string, data: JsonValue, } | { "event": "roots", server: string, roots: Array<Root>, answer: string, } | { "event": "path_outside", server: string, tool: string, paths: Array<PathViolation>, answer: string, } | { "event": "elicitation_form", server: string, message: string, fields: Array<FormField>, warnings: Array<string>, answer: string, } | { "event": "elicitation_url", server: string, message: string, url: string, host?: string, display_host?: string, warnings: Array<UrlWarning>, answer: string, opened: boolean, } | { "event": "sampling", server: string, system_prompt?: string, messages: Array<JsonValue>, max_tokens: number, model: string, policy: string, answer: string, } | { "event": "roots_changed", roots: Array<Root>, } | { "event": "stderr", server: string, } | { "event": "list_changed", server: string, kind: string, } | { "event": "resource_updated", server: string, uri: string, } | { "event": "server_error", server: string, code: string, message: string, } | { "event": "notice", server?: string, code: string, message: string, };
+call?: JsonValue, progress: number, total?: number, message?: string, } | { "event": "log", server: string, level: string, logger?: string, data: JsonValue, } | { "event": "roots", server: string, roots: Array<Root>, answer: string, } | { "event": "path_outside", server: string, tool: string, paths: Array<PathViolation>, answer: string, } | { "event": "elicitation_form", server: string, message: string, fields: Array<FormField>, warnings: Array<string>, answer: string, } | { "event": "elicitation_url", server: string, message: string, url: string, host?: string, display_host?: string, warnings: Array<UrlWarning>, answer: string, opened: boolean, } | { "event": "sampling", server: string, system_prompt?: string, messages: Array<JsonValue>, max_tokens: number, model: string, policy: string, answer: string, } | { "event": "roots_changed", roots: Array<Root>, } | { "event": "stderr", server: string, } | { "event": "list_changed", server: string, kind: string, } | { "event": "resource_updated", server: string, uri: string, } | { "event": "server_error", server: string, code: string, message: string, } | { "event": "sign_in", server: string, state: SignInState, 
+/**
+ * The authorization server, once known.
+ */
+issuer?: string, 
+/**
+ * A re-authorization for more scopes (`403 insufficient_scope`) rather than a first sign-in.
+ */
+step_up: boolean, error?: string, } | { "event": "notice", server?: string, code: string, message: string, };

@@ -27,6 +27,7 @@ use sse_stream::Sse;
 
 use super::store::ServerCredentials;
 use super::{flow, AuthError, AuthOptions, MAX_STEP_UPS};
+use crate::events::SignInState;
 
 type HttpError = StreamableHttpError<reqwest::Error>;
 
@@ -165,31 +166,47 @@ impl AuthHttpClient {
         if s.generation.load(Ordering::SeqCst) != seen {
             return Ok(false);
         }
+        let tell = |state, issuer, error| {
+            let event = super::sign_in_event(&s.server, state, issuer, false, error);
+            options.events.emit(event);
+        };
+        tell(SignInState::Started, None, None);
         let (manager, used) =
-            flow::sign_in(&s.server, &s.url, options, creds, challenge, *port).await?;
+            match flow::sign_in(&s.server, &s.url, options, creds, challenge, *port).await {
+                Ok(done) => done,
+                Err(e) => {
+                    tell(SignInState::Failed, None, Some(&e));
+                    return Err(e);
+                }
+            };
         *client.auth_manager.lock().await = manager;
         *port = Some(used);
         s.generation.fetch_add(1, Ordering::SeqCst);
         tracing::info!(server = %s.server, "signed in");
+        tell(SignInState::SignedIn, creds.issuer().await, None);
         Ok(true)
     }
 
     async fn step_up(&self, scope: &str, seen: u64) -> Result<(), AuthError> {
-        let (options, _, client) = self.options().await?;
+        let (options, creds, client) = self.options().await?;
         let port = self.shared.signing_in.lock().await;
         if self.shared.generation.load(Ordering::SeqCst) != seen {
             return Ok(());
         }
-        flow::step_up(
-            &self.shared.server,
-            options,
-            &client.auth_manager,
-            scope,
-            *port,
-        )
-        .await?;
+        let server = &self.shared.server;
+        let issuer = creds.issuer().await;
+        let tell = |state, error| {
+            let event = super::sign_in_event(server, state, issuer.clone(), true, error);
+            options.events.emit(event);
+        };
+        tell(SignInState::Started, None);
+        if let Err(e) = flow::step_up(server, options, &client.auth_manager, scope, *port).await {
+            tell(SignInState::Failed, Some(&e));
+            return Err(e);
+        }
         self.shared.generation.fetch_add(1, Ordering::SeqCst);
-        tracing::info!(server = %self.shared.server, "signed in with more scopes");
+        tracing::info!(server = %server, "signed in with more scopes");
+        tell(SignInState::SignedIn, None);
         Ok(())
     }
 

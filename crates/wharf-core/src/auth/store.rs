@@ -168,6 +168,14 @@ impl ServerCredentials {
             .flatten()
     }
 
+    /// The authorization server of the current sign-in, when it is known.
+    pub async fn issuer(&self) -> Option<String> {
+        self.with_entry(|e| (Some(e.current.clone()).filter(|i| !i.is_empty()), false))
+            .await
+            .ok()
+            .flatten()
+    }
+
     /// From now on the kept credentials are handed to rmcp.
     pub fn arm(&self) {
         self.armed.store(true, Ordering::SeqCst);
@@ -241,14 +249,18 @@ impl CredentialStore for ServerCredentials {
 }
 
 /// Whether a server has a sign-in, for the app's and `wharf`'s status per server. No token in it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export)]
 pub struct SignInStatus {
     pub signed_in: bool,
     pub issuer: Option<String>,
     pub scopes: Vec<String>,
     /// Whether the sign-in can be renewed without the browser.
     pub refreshable: bool,
+    /// When the access token expires (seconds since the Unix epoch), when the authorization server said.
+    #[ts(type = "number | null")]
+    pub expires_at: Option<u64>,
 }
 
 /// The sign-in kept for `server`.
@@ -275,6 +287,11 @@ pub async fn status(store: &TokenStore, server: &str) -> Result<SignInStatus, Au
             use oauth2::TokenResponse;
             use rmcp::transport::auth::OAuthTokenResponse;
             OAuthTokenResponse::refresh_token(t).is_some()
+        }),
+        expires_at: token.and_then(|t| {
+            use oauth2::TokenResponse;
+            let received = current.and_then(|c| c.token_received_at)?;
+            Some(received.saturating_add(t.expires_in()?.as_secs()))
         }),
     })
 }

@@ -57,10 +57,13 @@ pub(super) async fn connect(
     cached: Option<Era>,
 ) -> Result<(Service, Era, ProgressRouter, CancellationToken), ConnectionError> {
     let mut auth = ctx.auth.clone();
-    if let (Some(options), Some(client)) = (&mut auth, &def.oauth) {
-        options
-            .preregistered
-            .insert(def.name.clone(), client.clone());
+    if let Some(options) = &mut auth {
+        options.events = ctx.events.clone();
+        if let Some(client) = &def.oauth {
+            options
+                .preregistered
+                .insert(def.name.clone(), client.clone());
+        }
     }
     let client = AuthHttpClient::new(&def.name, url, auth).await?;
     // Once for the first sign-in, once more when the server wants more scopes right away.

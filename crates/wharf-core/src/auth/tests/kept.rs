@@ -234,3 +234,84 @@ async fn a_server_moved_to_another_url_signs_in_afresh() {
     assert_eq!(authorize.len(), 2);
     assert_eq!(authorize[1].query["resource"], moved.mcp());
 }
+
+/// The front ends learn of sign-ins from events: started, then signed in (with the issuer) or failed (with the
+/// error the user reads); signing out is told too. No token, code or secret in any of them. The status says when
+/// the token expires.
+#[tokio::test]
+async fn sign_ins_and_sign_outs_are_told_as_events_without_secrets() {
+    let record = |events: &Arc<Mutex<Vec<HostEvent>>>| {
+        let events = events.clone();
+        EventSink::new(move |e| events.lock().unwrap().push(e))
+    };
+    let states = |events: &Arc<Mutex<Vec<HostEvent>>>| {
+        events
+            .lock()
+            .unwrap()
+            .iter()
+            .filter_map(|e| match e {
+                HostEvent::SignIn {
+                    server,
+                    state,
+                    issuer,
+                    step_up,
+                    error,
+                } => {
+                    assert_eq!(server, "srv");
+                    assert!(!step_up);
+                    Some((*state, issuer.clone(), error.clone()))
+                }
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    for consent in [true, false] {
+        let fake = Fake::start(Setup::default()).await;
+        let store = TokenStore::memory();
+        let events = Arc::new(Mutex::new(Vec::new()));
+        let mut options = AuthOptions::new(Browser::new(consent, true), store.clone());
+        options.sign_in_timeout = Duration::from_secs(20);
+        options.events = record(&events);
+        let client = AuthHttpClient::new("srv", &fake.mcp(), Some(options))
+            .await
+            .unwrap();
+        let result = client
+            .resolve(Pending::SignIn {
+                challenge: "Bearer".into(),
+            })
+            .await;
+        let told = states(&events);
+        assert_eq!(told.len(), 2, "{told:?}");
+        assert_eq!(told[0], (SignInState::Started, None, None));
+        if consent {
+            result.unwrap();
+            assert_eq!(
+                told[1],
+                (SignInState::SignedIn, Some(fake.base.clone()), None)
+            );
+            let status = status(&store, "srv").await.unwrap();
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_secs();
+            let expires = status.expires_at.unwrap();
+            assert!(
+                (now + 3500..=now + 3700).contains(&expires),
+                "{expires} vs {now}"
+            );
+            let sink = record(&events);
+            assert!(sign_out_and_tell(&store, "srv", &sink).await.unwrap());
+            assert!(!sign_out_and_tell(&store, "srv", &sink).await.unwrap());
+            let told = states(&events);
+            assert_eq!(told.len(), 3, "one sign-out told: {told:?}");
+            assert_eq!(told[2], (SignInState::SignedOut, None, None));
+        } else {
+            let error = result.unwrap_err().to_string();
+            assert_eq!(told[1], (SignInState::Failed, None, Some(error)));
+        }
+        let shown = serde_json::to_string(&*events.lock().unwrap()).unwrap();
+        for secret in [TOKEN, "refresh-SECRET", CODE, CLIENT_SECRET] {
+            assert!(!shown.contains(secret), "{shown}");
+        }
+    }
+}
