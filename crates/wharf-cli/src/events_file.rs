@@ -104,7 +104,8 @@ pub fn as_notice(event: &HostEvent) -> Option<Value> {
         | HostEvent::PathOutside { .. }
         | HostEvent::ElicitationForm { .. }
         | HostEvent::ElicitationUrl { .. }
-        | HostEvent::Sampling { .. } => {
+        | HostEvent::Sampling { .. }
+        | HostEvent::SignIn { .. } => {
             let mut value = serde_json::to_value(event).ok()?;
             let object = value.as_object_mut()?;
             let kind = object.remove("event")?;

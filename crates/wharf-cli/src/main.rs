@@ -1,6 +1,7 @@
 //! `wharf`: the headless face of wharf-core. The contract is ../shared/CLI-CONTRACT.md: JSON on stdout, one-line
 //! reasons on stderr, exit 0 / 1 (the tool said isError) / 2 (connection, protocol or usage error).
 
+mod auth_cmd;
 mod bench;
 mod catalog_cmd;
 mod conformance;
@@ -89,6 +90,9 @@ pub(crate) enum Command {
     Session,
     /// The client command the MCP conformance suite launches.
     Conformance { url: String },
+    /// The sign-ins kept for HTTP servers: `status [SERVER]`, `logout SERVER`.
+    #[command(subcommand)]
+    Auth(auth_cmd::AuthAction),
     /// Stores (value read from stdin, never argv) or deletes a secret in the OS keyring.
     #[command(subcommand)]
     Secret(secret_cmd::SecretAction),
@@ -189,6 +193,15 @@ async fn run(cli: Cli) -> Result<ExitCode, Failure> {
         }
     }
     let events = EventsFile::open(cli.events.as_deref())?;
+    if let Command::Auth(action) = cli.command {
+        // Only the configuration's server names: nothing is connected, no input is asked for.
+        let path = cli
+            .config
+            .clone()
+            .unwrap_or_else(wharf_core::config::default_config_path);
+        let config = Config::load_with_workspace(&path, &workspace.folders())?;
+        return auth_cmd::run(action, &config, events.sink()).await;
+    }
     let agent = user_agent(&cli)?;
     let broker = Broker::new(declared(), agent);
     if let Command::Conformance { url } = &cli.command {
@@ -351,6 +364,7 @@ async fn one_shot(host: &Host, command: Command) -> Result<ExitCode, Failure> {
         Command::Session
         | Command::Conformance { .. }
         | Command::Secret(_)
+        | Command::Auth(_)
         | Command::Bench(_)
         | Command::Later(_) => Err(Failure("internal: command dispatched twice".into())),
     }

