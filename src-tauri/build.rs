@@ -51,6 +51,8 @@ const COMMANDS: &[&str] = &[
     "clear_log_level",
     "missing_inputs",
     "provide_input",
+    "sign_in_status",
+    "sign_out",
 ];
 
 fn main() {

@@ -7,6 +7,7 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 mod agent;
+mod auth_commands;
 mod calls;
 mod catalog_commands;
 mod catalog_view;

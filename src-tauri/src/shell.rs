@@ -139,6 +139,9 @@ pub struct Shell {
     /// Always there, with or without a provider: the user may choose one in the settings at any time (until then a
     /// sampling request fails, saying so).
     pub sampling: Arc<SamplingService>,
+    /// Where the host keeps sign-ins: the same store, so the status shown is the one the connections use (also when
+    /// there is no keyring and sign-ins last for this run only).
+    pub tokens: TokenStore,
 }
 
 impl Shell {
@@ -248,6 +251,8 @@ pub fn run(
             crate::commands::pending_inputs,
             crate::commands::answer_input,
             crate::commands::resume_elicitation,
+            crate::auth_commands::sign_in_status,
+            crate::auth_commands::sign_out,
             crate::workspace_commands::workspace_folders,
             crate::workspace_commands::open_folder_dialog,
             crate::workspace_commands::open_folder,
@@ -291,12 +296,14 @@ pub fn run(
             let follow_path = config.path.clone();
             let (sampling, prefs_notice) =
                 sampling_service(&config, &mut report, SamplingPrefs::default_path());
+            let tokens = TokenStore::os();
             let host = Arc::new(new_host(
                 config,
                 handle.clone(),
                 agent.clone(),
                 workspace.clone(),
                 sampling.clone(),
+                tokens.clone(),
             ));
             let probe = smoke.then(Probe::default);
             let size = state.window_size();
@@ -311,6 +318,7 @@ pub fn run(
                 state,
                 redactor,
                 sampling,
+                tokens,
             });
             if let Some(shell) = app.try_state::<Shell>() {
                 for folder in &folders {
@@ -379,6 +387,7 @@ fn new_host(
     agent: SharedAgent,
     workspace: Arc<SharedWorkspace>,
     sampling: Arc<SamplingService>,
+    tokens: TokenStore,
 ) -> Host {
     let events = EventSink::new(move |event: HostEvent| {
         // Fails only when no webview is left (the app is closing); the host must go on either way.
@@ -390,10 +399,7 @@ fn new_host(
     // declared: with no provider yet, a request fails with a message that says where to choose one.
     let broker = Broker::new(DeclaredCapabilities::SERVED, agent).with_sampling(sampling);
     // A server that answers 401: the URL consent card, then the system browser; sign-ins kept in the OS keyring.
-    let sign_in = AuthOptions::new(
-        Arc::new(BrokerConsent::new(broker.clone())),
-        TokenStore::os(),
-    );
+    let sign_in = AuthOptions::new(Arc::new(BrokerConsent::new(broker.clone())), tokens);
     let options = HostOptions {
         restart: true,
         eras: Arc::new(EraCache::default_location()),

@@ -26,6 +26,7 @@ import type { SamplingSettings } from "../bindings/SamplingSettings";
 import type { SavedBlob } from "../bindings/SavedBlob";
 import type { ServerEntry } from "../bindings/ServerEntry";
 import type { ServerRoots } from "../bindings/ServerRoots";
+import type { ServerSignIn } from "../bindings/ServerSignIn";
 import type { ServerSummary } from "../bindings/ServerSummary";
 import type { StartupReport } from "../bindings/StartupReport";
 import type { TemplateVariable } from "../bindings/TemplateVariable";
@@ -147,6 +148,9 @@ export const missingInputs = (): Promise<MissingInput[]> => call("missing_inputs
 /** Stores a value for `${input:ID}` (write-only) and re-applies the configuration; the inputs still missing. */
 export const provideInput = (id: string, value: string): Promise<MissingInput[]> =>
   call("provide_input", { id, value });
+export const signInStatus = (): Promise<ServerSignIn[]> => call("sign_in_status");
+/** Stops the server when it runs, then forgets its kept sign-in; true when there was one. */
+export const signOut = (name: string): Promise<boolean> => call("sign_out", { name });
 export const smokeRendered = (rows: RenderedRow[]): Promise<null> => call("smoke_rendered", { rows });
 
 export const onHostEvent = (handler: (event: HostEvent) => void): Promise<UnlistenFn> =>

@@ -12,6 +12,7 @@ import { createNotices } from "./stores/notices";
 import { createPaused } from "./stores/paused";
 import { createSelection } from "./stores/selection";
 import { createServers } from "./stores/servers";
+import { createSignIns } from "./stores/signins";
 import { createTools } from "./stores/tools";
 import { createViewer } from "./stores/viewer";
 import { createLogLevels, createViews } from "./stores/views";
@@ -21,6 +22,7 @@ export function createApp() {
   const notices = createNotices();
   const report = writable<StartupReport>({ configPath: "", errors: [], warnings: [], smoke: false });
   const servers = createServers(notices);
+  const signIns = createSignIns(servers, notices);
   const activity = createActivity();
   const calls = createCalls();
   const dialogs = createDialogs(notices);
@@ -46,6 +48,7 @@ export function createApp() {
       api.onHostEvent((event) => {
         activity.hostEvent(event);
         servers.handleEvent(event);
+        signIns.handleEvent(event);
         calls.handleEvent(event);
         tools.handleEvent(event);
         workspace.handleEvent(event);
@@ -62,12 +65,15 @@ export function createApp() {
     ]);
     // The configuration's ${input:ID} values the keyring lacks are asked for once the window shows.
     await Promise.all([selection.load(), servers.refresh(), dialogs.load(), workspace.load(), inputs.check()]);
+    // Needs the list: only HTTP servers sign in.
+    await signIns.refresh();
   }
 
   return {
     report: { subscribe: report.subscribe } as Readable<StartupReport>,
     notices,
     servers,
+    signIns,
     activity,
     calls,
     dialogs,

@@ -160,6 +160,18 @@ export function describeEvent(event: HostEvent): Described | null {
         text: `sampling ${how}: ${outcome}`,
       };
     }
+    case "sign_in": {
+      // Who signed in where, never a token (the event holds none).
+      const what = event.step_up ? "sign-in for more permissions" : "sign-in";
+      const at = event.issuer !== undefined ? ` at ${event.issuer}` : "";
+      const text = {
+        started: `${what} started`,
+        signed_in: `signed in${at}${event.step_up ? " with more permissions" : ""}`,
+        failed: `${what} failed: ${event.error ?? "no reason given"}`,
+        signed_out: "signed out: the kept sign-in is forgotten",
+      }[event.state];
+      return { server: event.server, kind: "status", level: event.state === "failed" ? "error" : "info", text };
+    }
     case "roots_changed":
       return { server: null, kind: "roots", level: "info", text: `workspace roots: ${countRoots(event.roots.length)}` };
     case "stderr":
