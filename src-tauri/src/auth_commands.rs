@@ -4,8 +4,8 @@
 
 use serde::Serialize;
 use tauri::{AppHandle, Emitter, State};
-use wharf_core::auth::{self, SignInStatus};
-use wharf_core::{EventSink, ServerStatus};
+use wharf_core::auth::{self, SignInStatus, TokenStore};
+use wharf_core::{EventSink, Host, ServerStatus};
 
 use crate::commands::CommandError;
 use crate::shell::{Shell, HOST_EVENT};
@@ -24,12 +24,30 @@ pub struct ServerSignIn {
 /// The kept sign-in of every configured HTTP server (stdio servers never sign in).
 #[tauri::command]
 pub async fn sign_in_status(shell: State<'_, Shell>) -> Reply<Vec<ServerSignIn>> {
+    statuses(&shell.host, &shell.tokens).await
+}
+
+/// Forgets the server's kept sign-in (tokens and the registered client's secret, every authorization server). A
+/// running server is stopped first: its connection holds the token, and would keep using (and refreshing) it.
+/// Starting it again signs in afresh, after the consent card. True when there was a sign-in.
+#[tauri::command]
+pub async fn sign_out(shell: State<'_, Shell>, handle: AppHandle, name: String) -> Reply<bool> {
+    tracing::info!(server = name, "sign-out requested from the UI");
+    let events = EventSink::new(move |event| {
+        if let Err(e) = handle.emit(HOST_EVENT, &event) {
+            tracing::debug!("sign-out not delivered to the UI: {e}");
+        }
+    });
+    sign_out_of(&shell.host, &shell.tokens, &name, &events).await
+}
+
+async fn statuses(host: &Host, tokens: &TokenStore) -> Reply<Vec<ServerSignIn>> {
     let mut out = Vec::new();
-    for summary in shell.host.summaries().await {
+    for summary in host.summaries().await {
         if summary.transport != "http" {
             continue;
         }
-        let status = auth::status(&shell.tokens, &summary.name)
+        let status = auth::status(tokens, &summary.name)
             .await
             .map_err(|e| CommandError::new("auth", e.to_string()))?;
         out.push(ServerSignIn {
@@ -40,19 +58,14 @@ pub async fn sign_in_status(shell: State<'_, Shell>) -> Reply<Vec<ServerSignIn>>
     Ok(out)
 }
 
-/// Forgets the server's kept sign-in (tokens and the registered client's secret, every authorization server). A
-/// running server is stopped first: its connection holds the token, and would keep using (and refreshing) it.
-/// Starting it again signs in afresh, after the consent card. True when there was a sign-in.
-#[tauri::command]
-pub async fn sign_out(shell: State<'_, Shell>, handle: AppHandle, name: String) -> Reply<bool> {
-    let Some(summary) = shell
-        .host
-        .summaries()
-        .await
-        .into_iter()
-        .find(|s| s.name == name)
-    else {
-        return Err(wharf_core::ConnectionError::UnknownServer(name).into());
+async fn sign_out_of(
+    host: &Host,
+    tokens: &TokenStore,
+    name: &str,
+    events: &EventSink,
+) -> Reply<bool> {
+    let Some(summary) = host.summaries().await.into_iter().find(|s| s.name == name) else {
+        return Err(wharf_core::ConnectionError::UnknownServer(name.to_string()).into());
     };
     if summary.transport != "http" {
         return Err(CommandError::new(
@@ -63,16 +76,86 @@ pub async fn sign_out(shell: State<'_, Shell>, handle: AppHandle, name: String) 
             ),
         ));
     }
-    tracing::info!(server = name, "sign-out requested from the UI");
     if !matches!(summary.status, ServerStatus::Stopped | ServerStatus::Failed) {
-        shell.host.stop(&name).await?;
+        host.stop(name).await?;
     }
-    let events = EventSink::new(move |event| {
-        if let Err(e) = handle.emit(HOST_EVENT, &event) {
-            tracing::debug!("sign-out not delivered to the UI: {e}");
-        }
-    });
-    auth::sign_out_and_tell(&shell.tokens, &name, &events)
+    auth::sign_out_and_tell(tokens, name, events)
         .await
         .map_err(|e| CommandError::new("auth", e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use std::sync::{Arc, Mutex};
+
+    use wharf_core::broker::{Broker, DeclaredCapabilities, DeclineAll};
+    use wharf_core::{Config, HostEvent, HostOptions, SignInState};
+
+    use super::*;
+
+    const KEPT: &str = r#"{"resource": "http://127.0.0.1:9/mcp", "current": "https://as.example",
+        "by_issuer": {"https://as.example": {"client_id": "c", "granted_scopes": ["notes:read"],
+        "issuer": "https://as.example", "token_response": {"access_token": "tok-SECRET", "token_type": "bearer"}}},
+        "client_secrets": {"https://as.example": "client-SECRET"}}"#;
+
+    #[tokio::test]
+    async fn status_lists_http_servers_and_sign_out_forgets_and_tells() {
+        let text = r#"{"servers": {"notes": {"url": "http://127.0.0.1:9/mcp"}, "local": {"command": "true"}}}"#;
+        let config = Config::parse(std::path::Path::new("/x/mcp.json"), text, &|_| None).unwrap();
+        let broker = Broker::new(DeclaredCapabilities::SERVED, Arc::new(DeclineAll));
+        let host = Host::new(config, broker, EventSink::discard(), HostOptions::default());
+        let tokens = TokenStore::memory();
+        let TokenStore::Memory(map) = &tokens else {
+            unreachable!()
+        };
+        map.lock()
+            .unwrap()
+            .insert(TokenStore::entry_name("notes"), KEPT.to_string());
+        let told = Arc::new(Mutex::new(Vec::new()));
+        let sink = {
+            let told = told.clone();
+            EventSink::new(move |e| told.lock().unwrap().push(e))
+        };
+
+        let listed = statuses(&host, &tokens).await.unwrap();
+        assert_eq!(listed.len(), 1, "{listed:?}");
+        assert_eq!(listed[0].server, "notes");
+        assert!(listed[0].status.signed_in);
+        assert_eq!(
+            listed[0].status.issuer.as_deref(),
+            Some("https://as.example")
+        );
+        assert_eq!(listed[0].status.scopes, ["notes:read"]);
+        let shown = serde_json::to_string(&listed).unwrap();
+        assert!(!shown.contains("SECRET"), "{shown}");
+
+        assert_eq!(
+            sign_out_of(&host, &tokens, "nosuch", &sink)
+                .await
+                .unwrap_err()
+                .code,
+            "unknown_server"
+        );
+        assert_eq!(
+            sign_out_of(&host, &tokens, "local", &sink)
+                .await
+                .unwrap_err()
+                .code,
+            "invalid"
+        );
+        assert!(sign_out_of(&host, &tokens, "notes", &sink).await.unwrap());
+        // Tokens and the registered client's secret: the whole entry.
+        assert!(map.lock().unwrap().is_empty());
+        assert!(!statuses(&host, &tokens).await.unwrap()[0].status.signed_in);
+        assert!(!sign_out_of(&host, &tokens, "notes", &sink).await.unwrap());
+        let told = told.lock().unwrap();
+        assert_eq!(told.len(), 1, "{told:?}");
+        assert!(matches!(
+            &told[0],
+            HostEvent::SignIn { server, state: SignInState::SignedOut, .. } if server == "notes"
+        ));
+        host.shutdown().await;
+    }
 }
