@@ -150,7 +150,7 @@ mod tests {
         assert!(map.lock().unwrap().is_empty());
         assert!(!statuses(&host, &tokens).await.unwrap()[0].status.signed_in);
         assert!(!sign_out_of(&host, &tokens, "notes", &sink).await.unwrap());
-        let told = told.lock().unwrap();
+        let told = told.lock().unwrap().clone();
         assert_eq!(told.len(), 1, "{told:?}");
         assert!(matches!(
             &told[0],
