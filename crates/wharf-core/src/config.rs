@@ -383,6 +383,16 @@ impl Expander<'_> {
                 Some(split) => split.map_err(|e| format!("{field}: {e}")),
                 None => Ok(vec![self.expand(s, field)?]),
             },
+            // A number or a boolean is meant as its text; a list or an object is no argument (passed on as JSON
+            // text, the variables inside it would go out unexpanded).
+            Value::Array(_) | Value::Object(_) => Err(format!(
+                "{field} must be a string, not {}",
+                if value.is_array() {
+                    "a list"
+                } else {
+                    "an object"
+                }
+            )),
             other => Ok(vec![other.to_string()]),
         }
     }

@@ -326,3 +326,31 @@ fn definition_hash_changes_with_the_definition() {
         b.servers[0].definition_hash()
     );
 }
+
+#[test]
+fn an_argument_that_is_a_list_or_an_object_fails_the_server_and_a_number_is_its_text() {
+    // Found by the config fuzz target: a nested list went out as JSON text, its ${env:...} unexpanded.
+    let c = parse(
+        r#"{"servers": {"list": {"command": "x", "args": [["${env:HOME_DIR}"]]},
+            "object": {"command": "x", "args": [{"a": 1}]}, "number": {"command": "x", "args": [8080, true]}}}"#,
+    )
+    .unwrap();
+    let error = |i: usize| match &c.servers[i].transport {
+        Err(e) => e.clone(),
+        Ok(t) => panic!("expected an error, got {t:?}"),
+    };
+    assert!(
+        error(0).contains("args[0] must be a string, not a list"),
+        "{}",
+        error(0)
+    );
+    assert!(
+        error(1).contains("args[0] must be a string, not an object"),
+        "{}",
+        error(1)
+    );
+    let Ok(TransportDef::Stdio { args, .. }) = &c.servers[2].transport else {
+        panic!("expected stdio")
+    };
+    assert_eq!(args, &vec!["8080".to_string(), "true".to_string()]);
+}
