@@ -10,6 +10,7 @@ mod http;
 mod listen;
 mod mrtr;
 mod stdio;
+mod tools;
 mod watched;
 
 use std::sync::{Arc, Mutex};
@@ -146,7 +147,7 @@ pub struct Connection {
     log_level: Mutex<Option<String>>,
     /// The tool list last read, with the `tools_version` it was read at: the path-argument check of every user call
     /// needs the schemas, and a `tools/list` before each call would double its round trips.
-    tools: Mutex<Option<(u64, Arc<Vec<ToolInfo>>)>>,
+    tools: Mutex<Option<tools::KeptTools>>,
     tools_version: handler::ToolsVersion,
 }
 
@@ -452,20 +453,13 @@ impl Connection {
             })
             .collect();
         if let Ok(mut cached) = self.tools.lock() {
-            *cached = Some((version, Arc::new(tools.clone())));
+            *cached = Some(tools::KeptTools {
+                version,
+                list: Arc::new(tools.clone()),
+                path_params: Default::default(),
+            });
         }
         Ok(tools)
-    }
-
-    /// The tool list as last read, unless the server said since that its tools changed; else read now.
-    pub(crate) async fn current_tools(&self) -> Result<Arc<Vec<ToolInfo>>, ConnectionError> {
-        let cached = self.tools.lock().ok().and_then(|c| c.clone());
-        if let Some((version, tools)) = cached {
-            if version == self.tools_version.get() {
-                return Ok(tools);
-            }
-        }
-        Ok(Arc::new(self.list_tools().await?))
     }
 
     /// Stops the connection the way the spec asks: close stdin, wait, SIGTERM, SIGKILL.

@@ -82,15 +82,15 @@ impl Connection {
         if !tools.iter().any(|t| t.name == tool) {
             tools = Arc::new(self.list_tools().await?);
         }
-        let Some(schema) = tools
-            .iter()
-            .find(|t| t.name == tool)
-            .map(|t| &t.input_schema)
-        else {
+        let Some(info) = tools.iter().find(|t| t.name == tool) else {
             return Ok(());
         };
+        let params = self.path_params(&tools, info);
+        if params.is_empty() {
+            return Ok(());
+        }
         let folders = self.roots.workspace.root_paths();
-        let violations = crate::workspace::paths::check_path_args(schema, args, &folders);
+        let violations = crate::workspace::paths::check_path_params(&params, args, &folders);
         if violations.is_empty() {
             return Ok(());
         }

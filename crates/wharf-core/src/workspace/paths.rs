@@ -83,7 +83,16 @@ pub fn check_path_args(
     args: &Map<String, Value>,
     folders: &[PathBuf],
 ) -> Vec<PathViolation> {
-    let params = path_params(input_schema);
+    check_path_params(&path_params(input_schema), args, folders)
+}
+
+/// [`check_path_args`] with the path parameters already found: finding them is most of the work for a tool whose
+/// arguments are no paths, and a tool's schema stays the same from call to call.
+pub fn check_path_params(
+    params: &[PathParam],
+    args: &Map<String, Value>,
+    folders: &[PathBuf],
+) -> Vec<PathViolation> {
     if params.is_empty() {
         return Vec::new();
     }
@@ -94,7 +103,7 @@ pub fn check_path_args(
         .map(|f| f.canonicalize().unwrap_or_else(|_| f.clone()))
         .collect();
     let mut out = Vec::new();
-    for param in &params {
+    for param in params {
         let mut values = Vec::new();
         collect_values(args, &param.segments, String::new(), &mut values);
         for (pointer, value) in values {
