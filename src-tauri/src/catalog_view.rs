@@ -8,9 +8,9 @@ use base64::Engine as _;
 use serde::Serialize;
 use serde_json::Value;
 
-/// The most text sent to the webview for one read resource or prompt result (all its text items together).
+/// The most text sent to the webview for one read resource, prompt or tool result (all its text items together).
 pub const TEXT_CAP: usize = 1024 * 1024;
-/// The most image bytes (decoded) sent to the webview for one read resource or prompt result.
+/// The most image bytes (decoded) sent to the webview for one read resource, prompt or tool result.
 pub const IMAGE_CAP: usize = 10 * 1024 * 1024;
 
 /// Image types the webview shows from a `data:` URL (the CSP allows `img-src data:`); anything else is a blob.
@@ -357,7 +357,7 @@ impl Default for Budget {
 
 impl Budget {
     /// The text cut to what is left of the budget, on a character boundary; true when cut.
-    fn take_text(&mut self, text: &str) -> (String, bool) {
+    pub(crate) fn take_text(&mut self, text: &str) -> (String, bool) {
         if text.len() <= self.text {
             self.text -= text.len();
             return (text.to_owned(), false);
@@ -428,8 +428,8 @@ fn image(
 
 /// One item of a `contents` array (a read result, or an embedded resource at `index` 0).
 pub fn content_view(item: &Value, index: usize, budget: &mut Budget) -> ContentView {
-    let uri = string(item, "uri").unwrap_or_default();
-    let mime_type = string(item, "mimeType");
+    let uri = budget.take_text(&string(item, "uri").unwrap_or_default()).0;
+    let mime_type = string(item, "mimeType").map(|m| budget.take_text(&m).0);
     if let Some(text) = item.get("text").and_then(Value::as_str) {
         let (shown, truncated) = budget.take_text(text);
         return ContentView::Text {
@@ -535,15 +535,16 @@ fn percent_decode(s: &str) -> String {
 }
 
 /// Other JSON shown as text, capped like text.
-fn other(label: String, item: &Value, budget: &mut Budget) -> MessageBlock {
+pub(crate) fn other(label: String, item: &Value, budget: &mut Budget) -> MessageBlock {
     let json = serde_json::to_string_pretty(item).unwrap_or_default();
     MessageBlock::Other {
-        label,
+        // The label may be the server's own `type`: charged to the text cap like the rest.
+        label: budget.take_text(&label).0,
         json: budget.take_text(&json).0,
     }
 }
 
-fn message_block(item: &Value, budget: &mut Budget) -> MessageBlock {
+pub(crate) fn message_block(item: &Value, budget: &mut Budget) -> MessageBlock {
     let kind = item.get("type").and_then(Value::as_str).unwrap_or_default();
     match kind {
         "text" => match item.get("text").and_then(Value::as_str) {
@@ -554,7 +555,9 @@ fn message_block(item: &Value, budget: &mut Budget) -> MessageBlock {
             None => other("text without text".into(), item, budget),
         },
         "image" | "audio" => {
-            let mime_type = string(item, "mimeType").unwrap_or_else(|| kind.to_owned());
+            let mime_type = budget
+                .take_text(&string(item, "mimeType").unwrap_or_else(|| kind.to_owned()))
+                .0;
             let data = item.get("data").and_then(Value::as_str).unwrap_or_default();
             if kind == "image" {
                 match image(Some(&mime_type), data, budget) {
@@ -584,14 +587,19 @@ fn message_block(item: &Value, budget: &mut Budget) -> MessageBlock {
                 note: "audio is not played here".into(),
             }
         }
+        // Every string of a link counts against the text cap: a link is no way around it.
         "resource_link" => match string(item, "uri") {
             Some(uri) => MessageBlock::ResourceLink {
-                name: string(item, "name")
-                    .or_else(|| string(item, "title"))
-                    .unwrap_or_else(|| uri.clone()),
-                uri,
-                description: string(item, "description"),
-                mime_type: string(item, "mimeType"),
+                name: budget
+                    .take_text(
+                        &string(item, "name")
+                            .or_else(|| string(item, "title"))
+                            .unwrap_or_else(|| uri.clone()),
+                    )
+                    .0,
+                uri: budget.take_text(&uri).0,
+                description: string(item, "description").map(|d| budget.take_text(&d).0),
+                mime_type: string(item, "mimeType").map(|m| budget.take_text(&m).0),
             },
             None => other("resource link without uri".into(), item, budget),
         },

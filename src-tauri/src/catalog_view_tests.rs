@@ -67,13 +67,15 @@ fn text_is_capped_at_one_mib_on_a_character_boundary() {
         }]
     );
 
-    // 50 MB of text (with a two-byte character across the cut): 1 MiB reaches the window, and says it was cut.
-    let mut big = "a".repeat(TEXT_CAP - 1);
+    // 50 MB of text (with a two-byte character across the cut): 1 MiB reaches the window, and says it was cut. The
+    // item's URI counts against the cap too (a server could put its megabytes there).
+    let uri = "demo://big";
+    let mut big = "a".repeat(TEXT_CAP - uri.len() - 1);
     big.push('é');
     big.push_str(&"b".repeat(50_000_000));
     let view = resource_view(
         "demo://big",
-        &json!({"contents": [{"uri": "demo://big", "text": big}]}),
+        &json!({"contents": [{"uri": uri, "text": big}]}),
     );
     let ContentView::Text {
         text,
@@ -88,15 +90,16 @@ fn text_is_capped_at_one_mib_on_a_character_boundary() {
     assert_eq!(*bytes, big.len() as u64);
     assert_eq!(
         text.len(),
-        TEXT_CAP - 1,
+        TEXT_CAP - uri.len() - 1,
         "cut before the character that crosses the cap"
     );
     assert!(text.chars().all(|c| c == 'a'));
 
-    // The cap is for the whole result: a second text item gets what is left, here nothing.
+    // The cap is for the whole result: a second text item gets what is left, here nothing (the first item's URI and
+    // text take it all).
     let two = resource_view(
         "demo://two",
-        &json!({"contents": [{"uri": "1", "text": "x".repeat(TEXT_CAP)}, {"uri": "2", "text": "more"}]}),
+        &json!({"contents": [{"uri": "1", "text": "x".repeat(TEXT_CAP - 1)}, {"uri": "2", "text": "more"}]}),
     );
     assert!(matches!(
         &two.contents[0],

@@ -14,6 +14,7 @@ use crate::agent::{AppAgent, PendingInput};
 use crate::shell::{Shell, StartupReport};
 use crate::smoke::RenderedRow;
 use crate::state::UiState;
+use crate::tool_result_view::{tool_result_view, ToolResultView};
 
 /// A failed command, as the UI receives it: a stable code, a message for the user, and per-field problems for forms.
 #[derive(Debug, thiserror::Error, Serialize, ts_rs::TS)]
@@ -109,7 +110,8 @@ pub async fn list_tools(shell: State<'_, Shell>, server: String) -> Reply<Vec<To
     Ok(shell.host.connection(&server).await?.list_tools().await?)
 }
 
-/// Calls a tool. Progress arrives as `progress` host events labelled with `call_id`; `cancel_call` ends it.
+/// Calls a tool. Progress arrives as `progress` host events labelled with `call_id`; `cancel_call` ends it. The
+/// result reaches the window shaped and capped, never as the server's JSON.
 #[tauri::command]
 pub async fn call_tool(
     shell: State<'_, Shell>,
@@ -117,7 +119,7 @@ pub async fn call_tool(
     server: String,
     tool: String,
     args: Value,
-) -> Reply<Value> {
+) -> Reply<ToolResultView> {
     let args = match args {
         Value::Object(map) => Some(map),
         Value::Null => None,
@@ -146,7 +148,7 @@ pub async fn call_tool(
     }
     .await;
     shell.calls.remove(&call_id);
-    Ok(result?)
+    Ok(tool_result_view(&result?))
 }
 
 #[tauri::command]

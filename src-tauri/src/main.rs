@@ -18,6 +18,7 @@ mod sampling_commands;
 mod shell;
 mod smoke;
 mod state;
+mod tool_result_view;
 mod window;
 mod workspace_commands;
 

@@ -13,7 +13,9 @@ import type { Root } from "../src/bindings/Root";
 import type { SamplingPreferenceRow } from "../src/bindings/SamplingPreferenceRow";
 import type { SamplingSettings } from "../src/bindings/SamplingSettings";
 import type { ServerEntry } from "../src/bindings/ServerEntry";
+import type { MessageBlock } from "../src/bindings/MessageBlock";
 import type { MissingInput } from "../src/bindings/MissingInput";
+import type { ToolResultView } from "../src/bindings/ToolResultView";
 import type { JsonValue } from "../src/bindings/serde_json/JsonValue";
 import * as fixtures from "./fixtures";
 
@@ -208,19 +210,25 @@ function getPrompt(name: string, args: Record<string, string>): PromptView {
   }
 }
 
+/** A tool result as the Rust side shapes it (`tool_result_view`). */
+function result(blocks: MessageBlock[], extra: Partial<ToolResultView> = {}): ToolResultView {
+  return { isError: false, blocks, structuredTruncated: false, ...extra };
+}
+
+const textBlock = (text: string): MessageBlock => ({ kind: "text", text, truncated: false });
+
 async function callTool(
   callId: string,
   server: string,
   tool: string,
   args: { [k: string]: JsonValue },
-): Promise<JsonValue> {
-  const text = (t: string): JsonValue => ({ content: [{ type: "text", text: t }] });
+): Promise<ToolResultView> {
   switch (tool) {
     case "echo":
-      return text(`Echo: ${String(args["message"])}`);
+      return result([textBlock(`Echo: ${String(args["message"])}`)]);
     case "add": {
       const sum = Number(args["a"]) + Number(args["b"]);
-      return { content: [{ type: "text", text: `The sum is ${sum}.` }], structuredContent: { sum } };
+      return result([textBlock(`The sum is ${sum}.`)], { structured: JSON.stringify({ sum }, null, 2) });
     }
     case "longRunningOperation": {
       const steps = Number(args["steps"] ?? 5);
@@ -238,39 +246,44 @@ async function callTool(
           message: `step ${i} of ${steps}`,
         });
       }
-      return text(`Long running operation completed. Duration: ${String(args["duration"])} s, steps: ${steps}.`);
+      return result([
+        textBlock(`Long running operation completed. Duration: ${String(args["duration"])} s, steps: ${steps}.`),
+      ]);
     }
     case "getTinyImage":
-      return {
-        content: [
-          { type: "text", text: "This is a tiny image:" },
-          { type: "image", data: fixtures.PNG, mimeType: "image/png" },
-          { type: "text", text: "The image above is the MCP tiny image." },
-        ],
-      };
+      return result([
+        textBlock("This is a tiny image:"),
+        { kind: "image", data: fixtures.PNG, mimeType: "image/png", bytes: Math.floor((fixtures.PNG.length * 3) / 4) },
+        textBlock("The image above is the MCP tiny image."),
+      ]);
     case "getResourceLinks": {
       const count = Number(args["count"] ?? 3);
-      return {
-        content: [
-          { type: "text", text: `Here are ${count} resource links (see https://example.com/docs, not clickable):` },
-          ...Array.from({ length: count }, (_, i) => ({
-            type: "resource_link",
-            uri: `test://static/resource/${i + 1}`,
-            name: `Resource ${i + 1}`,
-            description: i === 0 ? "A plaintext resource" : `Resource number ${i + 1}`,
+      return result([
+        textBlock(`Here are ${count} resource links (see https://example.com/docs, not clickable):`),
+        ...Array.from({ length: count }, (_, i): MessageBlock => ({
+          kind: "resource_link",
+          uri: `test://static/resource/${i + 1}`,
+          name: `Resource ${i + 1}`,
+          description: i === 0 ? "A plaintext resource" : `Resource number ${i + 1}`,
+          mimeType: "text/plain",
+        })),
+        {
+          kind: "resource",
+          content: {
+            kind: "text",
+            uri: "file:///etc/motd",
             mimeType: "text/plain",
-          })),
-          {
-            type: "resource",
-            resource: { uri: "file:///etc/motd", mimeType: "text/plain", text: "Welcome to the fixture." },
+            text: "Welcome to the fixture.",
+            truncated: false,
+            bytes: 23,
           },
-        ],
-      };
+        },
+      ]);
     }
     case "boom":
-      return { content: [{ type: "text", text: "boom: the tool failed on purpose" }], isError: true };
+      return result([textBlock("boom: the tool failed on purpose")], { isError: true });
     default:
-      return text(`${tool} called with ${JSON.stringify(args)}`);
+      return result([textBlock(`${tool} called with ${JSON.stringify(args)}`)]);
   }
 }
 

@@ -314,10 +314,22 @@ describe("tool results open in the viewer", () => {
     const s = server();
     show(ToolResult, {
       call: call(s.name, {
-        content: [
-          { type: "resource_link", uri: DOC, name: "architecture.md" },
-          { type: "resource", resource: { uri: "demo://e", mimeType: "text/plain", text: "embedded text" } },
+        isError: false,
+        blocks: [
+          { kind: "resource_link", uri: DOC, name: "architecture.md" },
+          {
+            kind: "resource",
+            content: {
+              kind: "text",
+              uri: "demo://e",
+              mimeType: "text/plain",
+              text: "embedded text",
+              truncated: false,
+              bytes: 13,
+            },
+          },
         ],
+        structuredTruncated: false,
       }),
     });
     mocked.readResource.mockResolvedValueOnce({ uri: DOC, contents: [] });

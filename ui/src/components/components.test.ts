@@ -493,12 +493,14 @@ describe("ToolResult", () => {
     show(ToolResult, {
       call: call({
         result: {
-          content: [
-            { type: "text", text: "see <a href='https://evil.test'>here</a> https://example.com" },
-            { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
-            { type: "resource_link", uri: "https://example.com/x", name: "x" },
+          isError: false,
+          blocks: [
+            { kind: "text", text: "see <a href='https://evil.test'>here</a> https://example.com", truncated: false },
+            { kind: "image", data: "iVBORw0KGgo=", mimeType: "image/png", bytes: 8 },
+            { kind: "resource_link", uri: "https://example.com/x", name: "x" },
           ],
-          structuredContent: { a: 1 },
+          structured: '{\n  "a": 1\n}',
+          structuredTruncated: false,
         },
       }),
     });
@@ -509,10 +511,39 @@ describe("ToolResult", () => {
     expect(result.querySelector('[data-testid="result-uri"]')?.textContent).toBe("https://example.com/x");
     expect(result.querySelector('[data-testid="result-structured"]')?.textContent).toContain('"a": 1');
     expect(result.querySelector('[data-testid="tool-error"]')).toBeNull();
+    expect(result.querySelector('[data-testid="result-cut"]')).toBeNull();
+  });
+
+  it("says where a result was cut to fit the window, and names images it does not show", () => {
+    show(ToolResult, {
+      call: call({
+        result: {
+          isError: false,
+          blocks: [
+            { kind: "text", text: "the first mebibyte", truncated: true },
+            { kind: "binary", mimeType: "image/png", bytes: 12 * 1024 * 1024, note: "not shown: too big" },
+            { kind: "image", data: "AAAA", mimeType: "text/html", bytes: 3 },
+          ],
+          structured: "{",
+          structuredTruncated: true,
+        },
+      }),
+    });
+    expect(document.querySelectorAll('[data-testid="result-cut"]')).toHaveLength(2);
+    expect($('[data-testid="result-binary"]').textContent).toContain("12.0 MiB: not shown: too big");
+    expect(document.querySelector("img")).toBeNull();
   });
 
   it("shows errors: isError results and failed calls", () => {
-    show(ToolResult, { call: call({ result: { content: [{ type: "text", text: "nope" }], isError: true } }) });
+    show(ToolResult, {
+      call: call({
+        result: {
+          isError: true,
+          blocks: [{ kind: "text", text: "nope", truncated: false }],
+          structuredTruncated: false,
+        },
+      }),
+    });
     expect($('[data-testid="tool-error"]').textContent).toContain("nope");
     unmount(mounted!);
     show(ToolResult, {

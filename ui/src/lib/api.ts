@@ -31,6 +31,7 @@ import type { ServerSummary } from "../bindings/ServerSummary";
 import type { StartupReport } from "../bindings/StartupReport";
 import type { TemplateVariable } from "../bindings/TemplateVariable";
 import type { ToolInfo } from "../bindings/ToolInfo";
+import type { ToolResultView } from "../bindings/ToolResultView";
 import type { UiState } from "../bindings/UiState";
 import type { WorkspaceFolders } from "../bindings/WorkspaceFolders";
 import type { JsonValue } from "../bindings/serde_json/JsonValue";
@@ -69,7 +70,7 @@ export const startupReport = (): Promise<StartupReport> => call("startup_report"
 export const restartServer = (name: string): Promise<null> => call("restart_server", { name });
 export const stopServer = (name: string): Promise<null> => call("stop_server", { name });
 export const listTools = (server: string): Promise<ToolInfo[]> => call("list_tools", { server });
-export const callTool = (callId: string, server: string, tool: string, args: JsonValue): Promise<JsonValue> =>
+export const callTool = (callId: string, server: string, tool: string, args: JsonValue): Promise<ToolResultView> =>
   call("call_tool", { callId, server, tool, args });
 export const cancelCall = (callId: string): Promise<null> => call("cancel_call", { callId });
 export const listServerEntries = (): Promise<ServerEntry[]> => call("list_server_entries");

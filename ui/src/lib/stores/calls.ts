@@ -6,6 +6,7 @@ import * as api from "../api";
 import type { CommandError } from "../../bindings/CommandError";
 import type { HostEvent } from "../../bindings/HostEvent";
 import type { JsonValue } from "../../bindings/serde_json/JsonValue";
+import type { ToolResultView } from "../../bindings/ToolResultView";
 
 export type CallStatus = "running" | "done" | "failed" | "cancelled";
 
@@ -18,8 +19,8 @@ export interface CallState {
   progress: number | null;
   total: number | null;
   message: string | null;
-  /** The CallToolResult, when the call returned (an `isError` result is still a result). */
-  result: JsonValue | null;
+  /** The result as the Rust side shaped and capped it, when the call returned (an `isError` result is still one). */
+  result: ToolResultView | null;
   /** Why the call failed, when it did not return. */
   error: CommandError | null;
   cancelling: boolean;

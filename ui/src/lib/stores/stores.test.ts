@@ -368,9 +368,13 @@ describe("tool calls", () => {
     calls.handleEvent({ event: "progress", server: "srv", call: "c1", progress: 2, total: 4 });
     expect(calls.latest("srv", "slow")).toMatchObject({ progress: 2, total: 4, message: "one" });
 
-    pending.resolve({ content: [{ type: "text", text: "ok" }] });
+    pending.resolve({
+      isError: false,
+      blocks: [{ kind: "text", text: "ok", truncated: false }],
+      structuredTruncated: false,
+    });
     const final = await done;
-    expect(final).toMatchObject({ status: "done", result: { content: [{ type: "text", text: "ok" }] } });
+    expect(final).toMatchObject({ status: "done", result: { blocks: [{ kind: "text", text: "ok" }] } });
     // Progress after the result changes nothing.
     calls.handleEvent({ event: "progress", server: "srv", call: "c1", progress: 3, total: 4 });
     expect(calls.latest("srv", "slow")?.progress).toBe(2);
@@ -435,7 +439,7 @@ describe("tool calls", () => {
   });
 
   it("keeps only the latest finished call per tool", async () => {
-    mocked.callTool.mockResolvedValue({ content: [] });
+    mocked.callTool.mockResolvedValue({ isError: false, blocks: [], structuredTruncated: false });
     const ids = ["c1", "c2"];
     const calls = createCalls(() => ids.shift() ?? "x");
     await calls.run("s", "t", {});

@@ -1,0 +1,80 @@
+//! A tool's result as the window shows it: the blocks a prompt's messages are made of, under the same caps as a read
+//! resource (text cut at 1 MiB in all, images up to 10 MiB, each cut saying so), so a server cannot push through a
+//! tool call what it could not push through a resource. The webview never sees the server's JSON itself.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::catalog_view::{message_block, other, Budget, MessageBlock};
+
+/// The most content items shown of one result: past that, even empty items would cost the webview more than the
+/// text cap allows (each is a block of its own).
+pub const MAX_BLOCKS: usize = 1000;
+
+/// A `tools/call` result for the result view.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(export)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolResultView {
+    /// The tool reported an error (`isError`): the blocks say what went wrong.
+    pub is_error: bool,
+    pub blocks: Vec<MessageBlock>,
+    /// `structuredContent`, pretty-printed, within what is left of the text cap.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub structured: Option<String>,
+    /// The structured content was cut to fit the cap.
+    pub structured_truncated: bool,
+}
+
+/// Shapes a `tools/call` result; a result that is not an object (a server may send anything) is shown as JSON.
+pub fn tool_result_view(result: &Value) -> ToolResultView {
+    let mut budget = Budget::default();
+    let Some(object) = result.as_object() else {
+        return ToolResultView {
+            is_error: false,
+            blocks: vec![other("result".into(), result, &mut budget)],
+            structured: None,
+            structured_truncated: false,
+        };
+    };
+    let blocks = match object.get("content") {
+        Some(Value::Array(items)) => {
+            let mut blocks: Vec<MessageBlock> = items
+                .iter()
+                .take(MAX_BLOCKS)
+                .map(|item| message_block(item, &mut budget))
+                .collect();
+            if items.len() > MAX_BLOCKS {
+                blocks.push(MessageBlock::Other {
+                    label: format!(
+                        "cut: {} more content items are not loaded into the window (at most {MAX_BLOCKS} are)",
+                        items.len() - MAX_BLOCKS
+                    ),
+                    json: String::new(),
+                });
+            }
+            blocks
+        }
+        None | Some(Value::Null) => Vec::new(),
+        Some(content) => vec![other("content".into(), content, &mut budget)],
+    };
+    let (structured, structured_truncated) = match object.get("structuredContent") {
+        Some(structured) => {
+            let json = serde_json::to_string_pretty(structured).unwrap_or_default();
+            let (shown, cut) = budget.take_text(&json);
+            (Some(shown), cut)
+        }
+        None => (None, false),
+    };
+    ToolResultView {
+        is_error: object.get("isError") == Some(&Value::Bool(true)),
+        blocks,
+        structured,
+        structured_truncated,
+    }
+}
+
+#[cfg(test)]
+#[path = "tool_result_view_tests.rs"]
+mod tests;
