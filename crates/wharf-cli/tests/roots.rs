@@ -250,6 +250,133 @@ fn a_storm_of_deletes_and_re_creations_collapses_into_few_notifications() {
     assert!(session.quit().success());
 }
 
+/// The paths a `roots` event or an `open`/`close` reply lists, sorted.
+fn root_paths(roots: &Value) -> Vec<String> {
+    let mut paths: Vec<String> = roots
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let uri = url::Url::parse(r["uri"].as_str().unwrap()).unwrap();
+            uri.to_file_path().unwrap().display().to_string()
+        })
+        .collect();
+    paths.sort();
+    paths
+}
+
+/// Bursts of open, close and rename with no wait in between, round after round: however the changes interleave
+/// with the server's own fetches, the server ends each burst with the roots the workspace has at its end. (A lost
+/// `list_changed`, or two fetches racing inside the server, left it with an older list.)
+#[test]
+fn bursts_of_changes_always_leave_the_server_with_the_final_roots() {
+    let tmp = tempfile::tempdir().unwrap();
+    let [a, b, c, d] = ["a", "b", "c", "d"].map(|n| folder(tmp.path(), n));
+    let renamed = tmp.path().canonicalize().unwrap().join("d-renamed");
+    // Many folders make each fetch slow for the server to take in (it checks every folder in turn), so that two
+    // fetches overlap in it when a change is told too soon.
+    let many: Vec<PathBuf> = (0..100)
+        .map(|i| folder(tmp.path(), &format!("many-{i}")))
+        .collect();
+    let mut options = vec!["--workspace".to_string(), a.display().to_string()];
+    for f in std::iter::once(&c).chain(&many) {
+        options.extend(["--workspace".to_string(), f.display().to_string()]);
+    }
+    let options: Vec<&str> = options.iter().map(String::as_str).collect();
+    let scratch = Scratch::new(json!({"servers": {"fs": fs_server()}}));
+    let mut session = scratch.session_with(&options);
+    fetched(&mut session, 1);
+    let is_fetch = |v: &Value| v["event"] == "roots" && v["server"] == "fs";
+    let mut id = 100;
+    for round in 0..24 {
+        // Open the one of a and b that is closed and close the other; every other round moves d in or out, d being
+        // renamed on disk right after it is opened.
+        let (open, close) = if round % 2 == 0 { (&b, &a) } else { (&a, &b) };
+        let mut burst = vec![("open", open.clone()), ("close", close.clone())];
+        match round % 4 {
+            0 => burst.insert(1, ("open", d.clone())),
+            2 => burst.push(("close", renamed.clone())),
+            _ => {}
+        }
+        let seen_before = session.seen.len();
+        let first = id;
+        for (k, (cmd, path)) in burst.iter().enumerate() {
+            session.send(json!({"id": id, "cmd": cmd, "path": path}));
+            id += 1;
+            if k > 0 {
+                continue;
+            }
+            // How the rest follows the first change: at once; once it is applied; or just as the server fetches
+            // the roots it brought (the change then lands while the server is still taking in that fetch).
+            match round % 3 {
+                1 => {
+                    session.reply(first);
+                }
+                2 => {
+                    let opened = open.display().to_string();
+                    let fetch_of_opened =
+                        |v: &Value| is_fetch(v) && root_paths(&v["roots"]).contains(&opened);
+                    let earlier = session.seen[..seen_before]
+                        .iter()
+                        .filter(|v| fetch_of_opened(v))
+                        .count();
+                    session.wait_for_nth(
+                        "the server fetching the opened folder",
+                        earlier + 1,
+                        fetch_of_opened,
+                    );
+                }
+                _ => {}
+            }
+        }
+        let mut last = Value::Null;
+        for n in first..id {
+            last = session.reply(n);
+            assert_eq!(last["ok"], true, "round {round}: {last}");
+        }
+        let mut expected = root_paths(&last["result"]["roots"]);
+        if round % 4 == 0 {
+            std::fs::rename(&d, &renamed).unwrap();
+            expected = expected
+                .into_iter()
+                .map(|p| {
+                    if Path::new(&p) == d {
+                        renamed.display().to_string()
+                    } else {
+                        p
+                    }
+                })
+                .collect();
+            expected.sort();
+        }
+        if round % 4 == 2 {
+            std::fs::rename(&renamed, &d).unwrap();
+        }
+        // The server fetches the final roots after the burst began, and applies every fetch it made.
+        let want = expected.clone();
+        let final_roots = |v: &Value| is_fetch(v) && root_paths(&v["roots"]) == want;
+        let earlier = session.seen[..seen_before]
+            .iter()
+            .filter(|v| final_roots(v))
+            .count();
+        let fetch = session.wait_for_nth(
+            "the server fetching the final roots",
+            earlier + 1,
+            final_roots,
+        );
+        let fetches = session.seen.iter().filter(|v| is_fetch(v)).count();
+        fetched(&mut session, fetches);
+        let mut listed = allowed(&mut session, id);
+        id += 1;
+        listed.sort();
+        assert_eq!(
+            listed, expected,
+            "round {round}: the server kept older roots; its last fetch: {fetch}"
+        );
+    }
+    assert!(session.quit().success());
+}
+
 #[test]
 fn a_server_configured_with_the_workspace_folders_restarts_when_they_change() {
     let tmp = tempfile::tempdir().unwrap();

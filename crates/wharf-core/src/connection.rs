@@ -370,6 +370,11 @@ impl Connection {
         }
     }
 
+    /// What this connection knows of the server's roots fetches.
+    pub fn roots(&self) -> &RootsAccess {
+        &self.roots
+    }
+
     pub fn is_closed(&self) -> bool {
         self.closed.is_cancelled() || self.service.is_closed()
     }

@@ -62,6 +62,7 @@ impl SlotState {
     }
 }
 
+mod announce;
 mod choices;
 
 struct Slot {
@@ -252,7 +253,7 @@ impl Host {
             .listening
             .swap(true, std::sync::atomic::Ordering::Relaxed)
         {
-            tokio::spawn(announce_roots(
+            tokio::spawn(announce::announce_roots(
                 Arc::downgrade(&self.slots_handle()),
                 self.ctx.clone(),
                 self.stop.clone(),
@@ -365,39 +366,6 @@ impl Slot {
             log_level: std::sync::Mutex::default(),
             task: RwLock::new(None),
         })
-    }
-}
-
-/// Each time the workspace changes: every ready server that fetched the roots hears `roots/list_changed`, and the
-/// front ends get the new roots. Ends when the host is gone.
-async fn announce_roots(
-    slots: std::sync::Weak<std::sync::RwLock<Vec<Arc<Slot>>>>,
-    ctx: ConnectContext,
-    stop: tokio_util::sync::CancellationToken,
-) {
-    let mut changed = ctx.workspace.subscribe();
-    loop {
-        tokio::select! {
-            _ = stop.cancelled() => return,
-            result = changed.changed() => if result.is_err() { return },
-        }
-        let Some(slots) = slots.upgrade() else { return };
-        let ready: Vec<Arc<Connection>> = slots
-            .read()
-            .map(|s| {
-                s.iter()
-                    .filter_map(|slot| match &*slot.state.borrow() {
-                        SlotState::Ready(conn) => Some(conn.clone()),
-                        _ => None,
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        drop(slots);
-        futures::future::join_all(ready.iter().map(|c| c.notify_roots_changed())).await;
-        ctx.events.emit(HostEvent::RootsChanged {
-            roots: ctx.workspace.roots(),
-        });
     }
 }
 

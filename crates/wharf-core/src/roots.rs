@@ -4,7 +4,8 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
 
 use crate::broker::{Broker, InputAnswer};
 use crate::events::{EventSink, HostEvent};
@@ -19,6 +20,8 @@ pub struct SharedWorkspace {
     file: Option<PathBuf>,
     /// Watches the folders on disk once `watch` is called.
     watcher: std::sync::Mutex<Option<FolderWatcher>>,
+    /// Counts the servers' roots fetches, for whoever must look again at each.
+    fetches: tokio::sync::watch::Sender<u64>,
 }
 
 impl std::fmt::Debug for SharedWorkspace {
@@ -36,6 +39,7 @@ impl SharedWorkspace {
             changed: tokio::sync::watch::Sender::new(0),
             file,
             watcher: std::sync::Mutex::new(None),
+            fetches: tokio::sync::watch::Sender::new(0),
         })
     }
 
@@ -149,6 +153,11 @@ impl SharedWorkspace {
         self.changed.subscribe()
     }
 
+    /// Ticks each time a server fetches the roots.
+    pub fn subscribe_fetches(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.fetches.subscribe()
+    }
+
     fn changed_now(&self) {
         self.rearm();
         if let Some(file) = &self.file {
@@ -176,6 +185,20 @@ pub struct RootsAccess {
     pub fetched: Arc<AtomicBool>,
     /// The deprecation notice is shown once per server.
     pub noticed: Arc<AtomicBool>,
+    /// When the server last fetched the roots, and whether that fetch came soon after the one before.
+    fetches: Arc<Mutex<FetchTimes>>,
+}
+
+/// A server may take in two fetches at once and apply the older list last. Wharf cannot see when a server has
+/// applied a list, only when it fetched one: two fetches within [`SETTLE`] of each other are taken to have
+/// overlapped, and once the server has been quiet for [`SETTLE`] it is told once more, so that its last fetch stands
+/// alone and its list is the final one.
+pub const SETTLE: Duration = Duration::from_secs(1);
+
+#[derive(Debug, Default)]
+struct FetchTimes {
+    last: Option<Instant>,
+    crowded: bool,
 }
 
 impl RootsAccess {
@@ -186,6 +209,7 @@ impl RootsAccess {
             expose,
             fetched: Arc::default(),
             noticed: Arc::default(),
+            fetches: Arc::default(),
         }
     }
 
@@ -206,12 +230,20 @@ impl RootsAccess {
             Some(InputAnswer::Decline | InputAnswer::Cancel)
         );
         let shared = self.expose && !declined;
+        // Marked before the roots are read, never after: a change landing between the two must find the server
+        // "fetched" and tell it again, or the server would keep the roots read just before the change.
+        self.fetched.store(true, Ordering::SeqCst);
+        if let Ok(mut fetches) = self.fetches.lock() {
+            let now = Instant::now();
+            fetches.crowded |= fetches.last.is_some_and(|last| now - last < SETTLE);
+            fetches.last = Some(now);
+        }
+        self.workspace.fetches.send_modify(|n| *n += 1);
         let roots = if shared {
             self.workspace.roots()
         } else {
             Vec::new()
         };
-        self.fetched.store(true, Ordering::Relaxed);
         events.emit(HostEvent::Roots {
             server: self.server.clone(),
             roots: roots.clone(),
@@ -220,8 +252,31 @@ impl RootsAccess {
         roots
     }
 
+    /// When this server should be told once more that the roots changed (its last fetches came close together), if
+    /// it should.
+    pub fn recheck_at(&self) -> Option<Instant> {
+        let fetches = self.fetches.lock().ok()?;
+        fetches
+            .crowded
+            .then_some(fetches.last)
+            .flatten()
+            .map(|last| last + SETTLE)
+    }
+
+    /// True (once) when the time of [`RootsAccess::recheck_at`] has come: the server has been quiet since.
+    pub fn take_recheck(&self, now: Instant) -> bool {
+        let Ok(mut fetches) = self.fetches.lock() else {
+            return false;
+        };
+        let due = fetches.crowded && fetches.last.is_some_and(|last| now >= last + SETTLE);
+        if due {
+            fetches.crowded = false;
+        }
+        due
+    }
+
     /// True (once) when this server should hear that the roots changed: it fetched them since it last heard.
     pub fn take_fetched(&self) -> bool {
-        self.fetched.swap(false, Ordering::Relaxed)
+        self.fetched.swap(false, Ordering::SeqCst)
     }
 }
