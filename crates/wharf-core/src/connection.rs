@@ -135,6 +135,8 @@ pub struct Connection {
     roots: RootsAccess,
     request_timeout: Duration,
     path_arguments: crate::config::PathArgumentPolicy,
+    /// Where the server resolves a relative path argument (see `tools::server_cwd`).
+    server_cwd: Option<std::path::PathBuf>,
     /// Who the server is for the user's sampling preferences, with its name.
     definition_hash: String,
     /// The resources the user subscribed to on this connection.
@@ -346,6 +348,7 @@ impl Connection {
             roots,
             request_timeout: def.request_timeout,
             path_arguments: def.path_arguments,
+            server_cwd: tools::server_cwd(def),
             definition_hash: def.definition_hash(),
             subscriptions: Mutex::default(),
             listen_filter,

@@ -6,12 +6,13 @@ import type { PathKind } from "./PathKind";
  */
 export type PathParam = { 
 /**
- * Where the parameter is in the arguments: property names joined with `.`, `[]` after an array's name for each
- * of its items: `path`, `options.root`, `paths[]`, `files[].path`.
+ * Where the parameter is in the arguments: property names joined with `.`, `[]` for each item of an array,
+ * `[i]` for one item of a tuple, `[i..]` for the items past a tuple's, `*` for any other property of an object:
+ * `path`, `options.root`, `paths[]`, `files[].path`, `pair[0]`, `mounts.*`.
  */
 pointer: string, kind: PathKind, 
 /**
- * The parameter's value is an array of paths (the pointer ends in `[]`).
+ * The parameter's value is an array of paths (the pointer ends in `[]` or `[i..]`).
  */
 isArray: boolean, 
 /**

@@ -9,11 +9,11 @@ export type PathViolation = {
  */
 pointer: string, 
 /**
- * The value as it was given.
+ * The value as it was given (JSON text when it is not a string).
  */
 value: string, 
 /**
- * Where it leads once `..`, `~`, `file://` and symlinks are resolved (absent when it cannot be resolved).
+ * Where it leads once `..`, `~`, `file:` and symlinks are resolved (absent when it cannot be resolved).
  */
 resolved?: string, 
 /**

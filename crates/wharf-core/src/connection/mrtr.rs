@@ -69,7 +69,8 @@ impl Connection {
     /// Every path argument the user sends must lie inside an open workspace folder (symlinks and `..` resolved), or
     /// the user says yes when the server's preference is "ask". The tool's schema says which arguments are paths. It
     /// comes from the tool list as last read, kept until the server says its tools changed; a tool missing from that
-    /// list has the list read again, so a tool added silently is still checked.
+    /// list has the list read again, so a tool added silently is still checked, and a tool still missing is refused:
+    /// without its schema nothing can be checked.
     async fn check_path_arguments(
         &self,
         tool: &str,
@@ -83,14 +84,22 @@ impl Connection {
             tools = Arc::new(self.list_tools().await?);
         }
         let Some(info) = tools.iter().find(|t| t.name == tool) else {
-            return Ok(());
+            return Err(ConnectionError::Refused(format!(
+                "{} lists no tool named {tool:?} (its tool list was read again), so its arguments cannot be \
+                 checked and the call was not sent",
+                self.server
+            )));
         };
         let params = self.path_params(&tools, info);
         if params.is_empty() {
             return Ok(());
         }
-        let folders = self.roots.workspace.root_paths();
-        let violations = crate::workspace::paths::check_path_params(&params, args, &folders);
+        let scope = crate::workspace::paths::PathScope {
+            folders: self.roots.workspace.root_paths(),
+            server_cwd: self.server_cwd.clone(),
+        };
+        let violations = crate::workspace::paths::check_schema_paths(&params, args, &scope);
+        let folders = scope.folders;
         if violations.is_empty() {
             return Ok(());
         }

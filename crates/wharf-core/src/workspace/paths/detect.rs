@@ -5,21 +5,38 @@
 //! (a bare word, a relative name) resolves inside the first folder and passes. What it must not do is let an
 //! absolute path or a `..` escape through a parameter that is plainly a path, so the name rules are broad and the
 //! exclusions narrow (URL paths, JSON paths, encoded file contents, explicit non-path formats).
+//!
+//! The walk follows what generators emit (`anyOf`/`oneOf`/`allOf` nested in each other, local `$ref`s, maps,
+//! tuples) and keeps what it cannot follow (a `$ref` to another document, nesting past its depth, a schema too
+//! large) as unfollowable, so the check fails closed there.
 
+mod facets;
 mod wording;
+
+use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::{PathKind, PathParam, Segment};
+use super::{pointer_of, PathKind, PathParam, SchemaPaths, Segment, Unfollowable};
+use facets::{Facets, Hint};
 use wording::{
     kind_of_words, name_kind, singular, text_is_not_fs, text_kind, words, NON_FS_WORDS, PATH_WORDS,
 };
 
-/// Nesting deeper than this is not searched: it bounds `$ref` cycles and pathological schemas.
+/// Nesting deeper than this (objects, arrays, alternatives) is not followed: the arguments below are unfollowable.
+/// It bounds recursive schemas and pathological ones.
 const MAX_DEPTH: usize = 16;
+/// Properties and items visited in one schema; past this the rest is unfollowable (a recursive schema with two
+/// recursive branches doubles at each level).
+const MAX_VISITS: usize = 4096;
 
-/// The parameters of `input_schema` that take a filesystem path, in schema order. A parameter is one when, in order
-/// of precedence:
+/// The parameters of `input_schema` that take a filesystem path, in schema order (see [`schema_paths`]).
+pub fn path_params(input_schema: &Value) -> Vec<PathParam> {
+    schema_paths(input_schema).params
+}
+
+/// The parameters of `input_schema` that take a filesystem path, in schema order, and the places whose schema cannot
+/// be followed. A parameter is a path when, in order of precedence:
 /// 1. a hint key says so: `x-path`, `x-mcp-path`, `x-file`, `x-directory`, `x-folder` set truthy (`true`, a kind
 ///    such as `"directory"`); set falsy, it says the parameter is *not* a path, whatever else suggests it;
 /// 2. its `format` is a path format: `path`, `file-path`, `filepath`, `file`, `directory`, `dir`, `folder`,
@@ -34,232 +51,177 @@ const MAX_DEPTH: usize = 16;
 ///    paths to read", "Files to read") or holds a path phrase ("path to the", "file path", "absolute path",
 ///    "relative path"...), unless it speaks of a JSON path, an XPath, a URL path, an endpoint or a route.
 ///
-/// Strings are searched, arrays of strings (`paths[]`), objects (`options.root`), arrays of objects
-/// (`files[].path`), through `anyOf`/`oneOf`/`allOf` and local `$ref`s.
-pub fn path_params(input_schema: &Value) -> Vec<PathParam> {
-    let mut out = Vec::new();
-    walk_object(input_schema, input_schema, &[], &mut out, 0);
-    out
-}
-
-fn walk_object(
-    root: &Value,
-    schema: &Value,
-    prefix: &[Segment],
-    out: &mut Vec<PathParam>,
-    depth: usize,
-) {
-    if depth > MAX_DEPTH {
-        return;
-    }
-    for variant in variants(root, schema) {
-        let Some(Value::Object(props)) = variant.get("properties") else {
-            continue;
-        };
-        let siblings: Vec<&str> = props.keys().map(String::as_str).collect();
-        for (name, prop) in props {
-            visit_property(root, name, prop, &siblings, prefix, out, depth);
-        }
-    }
-}
-
-fn visit_property(
-    root: &Value,
-    name: &str,
-    prop: &Value,
-    siblings: &[&str],
-    prefix: &[Segment],
-    out: &mut Vec<PathParam>,
-    depth: usize,
-) {
-    let facets = Facets::of(root, prop);
-    let mut here = prefix.to_vec();
-    here.push(Segment {
-        name: name.to_string(),
-        each: false,
-    });
-    if facets.string {
-        if let Some((kind, uri)) = classify(name, &facets, siblings) {
-            push_param(out, here.clone(), kind, false, uri);
-        }
+/// A parameter may be a string or untyped (no `type`: anything, so possibly a path). Searched: objects
+/// (`options.root`), the values of a map (`additionalProperties`, `patternProperties`: `mounts.*`, judged by the
+/// map's name and description), arrays (`paths[]`, `files[].path`, arrays of arrays), tuples (`prefixItems`,
+/// `items: [...]`: `pair[0]`), through `anyOf`/`oneOf`/`allOf`/`then`/`else` at any nesting and local `$ref`s
+/// (`#/$defs/...`, `#/definitions/...`, `#`). A `$ref` to another document, one that leads nowhere, and anything
+/// nested deeper than the walk follows are unfollowable.
+pub fn schema_paths(input_schema: &Value) -> SchemaPaths {
+    let mut walker = Walker {
+        root: input_schema,
+        out: SchemaPaths::default(),
+        pointers: HashSet::new(),
+        visits: 0,
+    };
+    let facets = Facets::of(input_schema, input_schema);
+    if let Some(reason) = &facets.unfollowable {
+        walker.unfollowable(&[], reason.clone());
+        return walker.out;
     }
     for object in &facets.objects {
-        walk_object(root, object, &here, out, depth + 1);
+        walker.walk_object(object, None, &[], 0);
     }
-    if !facets.items.is_empty() {
-        let mut each = prefix.to_vec();
-        each.push(Segment {
-            name: name.to_string(),
-            each: true,
-        });
-        for items in &facets.items {
-            let mut item = Facets::of(root, items);
+    walker.out
+}
+
+struct Walker<'a> {
+    root: &'a Value,
+    out: SchemaPaths,
+    /// The pointers already in `out`: alternatives may describe the same property twice, the first one is kept.
+    pointers: HashSet<String>,
+    visits: usize,
+}
+
+impl<'a> Walker<'a> {
+    /// The properties of an object schema below `prefix`. `map`: the name and facets of the property holding the
+    /// object, which speak for the values of its `additionalProperties` ("Map of alias to file path").
+    fn walk_object(
+        &mut self,
+        object: &'a Value,
+        map: Option<(&str, &Facets<'a>)>,
+        prefix: &[Segment],
+        depth: usize,
+    ) {
+        if depth > MAX_DEPTH {
+            self.unfollowable(
+                prefix,
+                format!("it is nested deeper than {MAX_DEPTH} levels"),
+            );
+            return;
+        }
+        let props = match object.get("properties") {
+            None => None,
+            Some(Value::Object(props)) => Some(props),
+            Some(_) => {
+                self.unfollowable(prefix, "its properties are not an object".to_string());
+                return;
+            }
+        };
+        let names: Vec<String> = props
+            .into_iter()
+            .flatten()
+            .map(|(k, _)| k.clone())
+            .collect();
+        if let Some(props) = props {
+            let siblings: Vec<&str> = names.iter().map(String::as_str).collect();
+            for (name, prop) in props {
+                let facets = Facets::of(self.root, prop);
+                let here = with(prefix, Segment::Key(name.clone()));
+                self.visit(name, facets, &siblings, &here, depth);
+            }
+        }
+        let additional = object
+            .get("additionalProperties")
+            .filter(|s| !matches!(s, Value::Bool(false)))
+            .map(|s| (s, Segment::OtherKeys(names.clone())));
+        let patterns = object
+            .get("patternProperties")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .map(|(_, s)| (s, Segment::OtherKeys(Vec::new())));
+        for (schema, segment) in additional.into_iter().chain(patterns) {
+            let mut facets = Facets::of(self.root, schema);
+            let name = match map {
+                Some((name, outer)) => {
+                    facets.inherit(outer);
+                    name
+                }
+                None => "",
+            };
+            self.visit(name, facets, &[], &with(prefix, segment), depth);
+        }
+    }
+
+    /// One value's schema at `here`, named `name` (the property's, or the array's or map's it belongs to).
+    fn visit(
+        &mut self,
+        name: &str,
+        facets: Facets<'a>,
+        siblings: &[&str],
+        here: &[Segment],
+        depth: usize,
+    ) {
+        self.visits += 1;
+        if self.visits > MAX_VISITS {
+            self.unfollowable(
+                here,
+                format!("the schema has more than {MAX_VISITS} properties and items to follow"),
+            );
+            return;
+        }
+        if let Some(reason) = &facets.unfollowable {
+            self.unfollowable(here, reason.clone());
+            return;
+        }
+        if facets.may_be_string() {
+            if let Some((kind, uri)) = classify(name, &facets, siblings) {
+                self.param(here, kind, uri);
+            }
+        }
+        for object in &facets.objects {
+            self.walk_object(object, Some((name, &facets)), here, depth + 1);
+        }
+        for (segment, items) in &facets.items {
+            if depth + 1 > MAX_DEPTH {
+                self.unfollowable(here, format!("it is nested deeper than {MAX_DEPTH} levels"));
+                return;
+            }
+            let mut item = Facets::of(self.root, items);
             // The array's own description, format and hints speak for its items ("Array of file paths to read").
             item.inherit(&facets);
-            if item.string {
-                if let Some((kind, uri)) = classify(name, &item, siblings) {
-                    push_param(out, each.clone(), kind, true, uri);
-                }
-            }
-            for object in &item.objects {
-                walk_object(root, object, &each, out, depth + 1);
-            }
+            self.visit(
+                name,
+                item,
+                siblings,
+                &with(here, segment.clone()),
+                depth + 1,
+            );
         }
+    }
+
+    fn param(&mut self, segments: &[Segment], kind: PathKind, uri: bool) {
+        let pointer = pointer_of(segments);
+        if !self.pointers.insert(pointer.clone()) {
+            return;
+        }
+        self.out.params.push(PathParam {
+            pointer,
+            kind,
+            is_array: matches!(segments.last(), Some(Segment::Each | Segment::ItemsFrom(_))),
+            uri,
+            segments: segments.to_vec(),
+        });
+    }
+
+    fn unfollowable(&mut self, segments: &[Segment], reason: String) {
+        let pointer = pointer_of(segments);
+        if !self.pointers.insert(format!("!{pointer}")) {
+            return;
+        }
+        self.out.unfollowable.push(Unfollowable {
+            pointer,
+            reason,
+            segments: segments.to_vec(),
+        });
     }
 }
 
-fn push_param(
-    out: &mut Vec<PathParam>,
-    segments: Vec<Segment>,
-    kind: PathKind,
-    is_array: bool,
-    uri: bool,
-) {
-    let pointer = segments
-        .iter()
-        .map(|s| {
-            if s.each {
-                format!("{}[]", s.name)
-            } else {
-                s.name.clone()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(".");
-    // anyOf variants may describe the same property twice: keep the first.
-    if out.iter().any(|p| p.pointer == pointer) {
-        return;
-    }
-    out.push(PathParam {
-        pointer,
-        kind,
-        is_array,
-        uri,
-        segments,
-    });
-}
-
-/// Follows a local `$ref` (`#/$defs/...`, `#/definitions/...`); anything else is returned as it is.
-fn deref<'a>(root: &'a Value, mut schema: &'a Value) -> &'a Value {
-    for _ in 0..MAX_DEPTH {
-        let Some(target) = schema
-            .get("$ref")
-            .and_then(Value::as_str)
-            .and_then(|r| r.strip_prefix('#'))
-            .and_then(|pointer| root.pointer(pointer))
-        else {
-            break;
-        };
-        schema = target;
-    }
-    schema
-}
-
-/// The schema and its `anyOf`/`oneOf`/`allOf` alternatives (one level: pydantic's `Optional[str]` is
-/// `anyOf: [{type: string}, {type: null}]`).
-fn variants<'a>(root: &'a Value, schema: &'a Value) -> Vec<&'a Value> {
-    let schema = deref(root, schema);
-    let mut all = vec![schema];
-    for key in ["anyOf", "oneOf", "allOf"] {
-        if let Some(Value::Array(items)) = schema.get(key) {
-            all.extend(items.iter().map(|s| deref(root, s)));
-        }
-    }
-    all
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Hint {
-    Off,
-    On(PathKind),
-}
-
-/// What a property's schema (with its alternatives) says about it.
-#[derive(Default)]
-struct Facets<'a> {
-    string: bool,
-    format: Option<String>,
-    /// Description and title, lowercased.
-    text: String,
-    hint: Option<Hint>,
-    /// `contentEncoding`/`contentMediaType`: the string is a file's content, not its path.
-    content: bool,
-    items: Vec<&'a Value>,
-    objects: Vec<&'a Value>,
-}
-
-impl<'a> Facets<'a> {
-    fn of(root: &'a Value, schema: &'a Value) -> Facets<'a> {
-        let mut f = Facets::default();
-        for s in variants(root, schema) {
-            let types: Vec<&str> = match s.get("type") {
-                Some(Value::String(t)) => vec![t.as_str()],
-                Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-                _ => Vec::new(),
-            };
-            if types.contains(&"string") {
-                f.string = true;
-            }
-            if types.contains(&"array") || (types.is_empty() && s.get("items").is_some()) {
-                if let Some(items) = s.get("items").filter(|i| i.is_object()) {
-                    f.items.push(items);
-                }
-            }
-            // Properties count on an object schema, or an untyped one (many generators leave `type` out).
-            if s.get("properties").is_some() && (types.is_empty() || types.contains(&"object")) {
-                f.objects.push(s);
-            }
-            if f.format.is_none() {
-                f.format = s
-                    .get("format")
-                    .and_then(Value::as_str)
-                    .map(str::to_ascii_lowercase);
-            }
-            for key in ["description", "title"] {
-                if let Some(t) = s.get(key).and_then(Value::as_str) {
-                    if !f.text.is_empty() {
-                        f.text.push_str(". ");
-                    }
-                    f.text.push_str(&t.to_lowercase());
-                }
-            }
-            if f.hint.is_none() {
-                f.hint = hint(s);
-            }
-            f.content |= s.get("contentEncoding").is_some() || s.get("contentMediaType").is_some();
-        }
-        // An untyped schema carrying a path hint or format is taken for a string: the hint is explicit.
-        if !f.string
-            && f.items.is_empty()
-            && f.objects.is_empty()
-            && (matches!(f.hint, Some(Hint::On(_)))
-                || f.format.as_deref().is_some_and(is_path_format))
-        {
-            f.string = schema_is_untyped(root, schema);
-        }
-        f
-    }
-
-    fn inherit(&mut self, array: &Facets<'_>) {
-        if self.format.is_none() {
-            self.format = array.format.clone();
-        }
-        if self.hint.is_none() {
-            self.hint = array.hint;
-        }
-        if !array.text.is_empty() {
-            if !self.text.is_empty() {
-                self.text.push_str(". ");
-            }
-            self.text.push_str(&array.text);
-        }
-    }
-}
-
-fn schema_is_untyped(root: &Value, schema: &Value) -> bool {
-    variants(root, schema)
-        .iter()
-        .all(|s| s.get("type").is_none())
+fn with(prefix: &[Segment], segment: Segment) -> Vec<Segment> {
+    let mut out = prefix.to_vec();
+    out.push(segment);
+    out
 }
 
 const HINT_KEYS: &[(&str, PathKind)] = &[
@@ -327,10 +289,6 @@ const NON_PATH_FORMATS: &[&str] = &[
     "binary",
     "password",
 ];
-
-fn is_path_format(format: &str) -> bool {
-    format_kind(format).is_some()
-}
 
 fn format_kind(format: &str) -> Option<PathKind> {
     match format {

@@ -1,8 +1,14 @@
 use super::*;
-use serde_json::json;
+use serde_json::{json, Map, Value};
+use std::path::PathBuf;
 
 mod checking;
 mod detection;
+mod home;
+mod relative;
+mod shapes;
+mod uris;
+mod values;
 
 fn params(schema: Value) -> Vec<(String, PathKind, bool)> {
     path_params(&schema)
@@ -16,6 +22,43 @@ fn pointers(schema: Value) -> Vec<String> {
         .into_iter()
         .map(|p| p.pointer)
         .collect()
+}
+
+struct Fixture {
+    _tmp: tempfile::TempDir,
+    /// The open folder, canonical.
+    w: PathBuf,
+    /// A folder beside it, not open.
+    outside: PathBuf,
+}
+
+fn fixture() -> Fixture {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path().canonicalize().unwrap();
+    let w = base.join("w");
+    let outside = base.join("outside");
+    std::fs::create_dir_all(w.join("src")).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(w.join("src/main.rs"), "fn main() {}").unwrap();
+    std::fs::write(outside.join("secret.txt"), "no").unwrap();
+    Fixture {
+        _tmp: tmp,
+        w,
+        outside,
+    }
+}
+
+/// Judged against `folders`, for a server whose working directory is the first of them.
+fn at(folders: &[PathBuf]) -> PathScope {
+    PathScope {
+        folders: folders.to_vec(),
+        server_cwd: folders.first().cloned(),
+    }
+}
+
+/// The violations of `a` for `schema` in the fixture's folder, for a server working there.
+fn check_in(f: &Fixture, schema: &Value, a: Value) -> Vec<PathViolation> {
+    check_path_args(schema, &args(a), &at(std::slice::from_ref(&f.w)))
 }
 
 fn args(value: Value) -> Map<String, Value> {

@@ -1,32 +1,8 @@
 use super::*;
 use std::path::Path;
 
-struct Fixture {
-    _tmp: tempfile::TempDir,
-    /// The open folder, canonical.
-    w: PathBuf,
-    /// A folder beside it, not open.
-    outside: PathBuf,
-}
-
-fn fixture() -> Fixture {
-    let tmp = tempfile::tempdir().unwrap();
-    let base = tmp.path().canonicalize().unwrap();
-    let w = base.join("w");
-    let outside = base.join("outside");
-    std::fs::create_dir_all(w.join("src")).unwrap();
-    std::fs::create_dir_all(&outside).unwrap();
-    std::fs::write(w.join("src/main.rs"), "fn main() {}").unwrap();
-    std::fs::write(outside.join("secret.txt"), "no").unwrap();
-    Fixture {
-        _tmp: tmp,
-        w,
-        outside,
-    }
-}
-
 fn check(f: &Fixture, tool: &str, a: Value) -> Vec<PathViolation> {
-    check_path_args(&fs_schema(tool), &args(a), std::slice::from_ref(&f.w))
+    check_path_args(&fs_schema(tool), &args(a), &at(std::slice::from_ref(&f.w)))
 }
 
 #[test]
@@ -176,15 +152,19 @@ fn a_symlinked_workspace_folder_works() {
     let schema = fs_schema("read_text_file");
     let by_link = std::slice::from_ref(&link);
     assert_eq!(
-        check_path_args(&schema, &args(json!({"path": "src/main.rs"})), by_link),
+        check_path_args(&schema, &args(json!({"path": "src/main.rs"})), &at(by_link)),
         []
     );
     let abs = f.w.join("src/main.rs").display().to_string();
     assert_eq!(
-        check_path_args(&schema, &args(json!({"path": abs})), by_link),
+        check_path_args(&schema, &args(json!({"path": abs})), &at(by_link)),
         []
     );
-    let v = check_path_args(&schema, &args(json!({"path": "../secret.txt"})), by_link);
+    let v = check_path_args(
+        &schema,
+        &args(json!({"path": "../secret.txt"})),
+        &at(by_link),
+    );
     assert_eq!(
         v.len(),
         1,
@@ -204,14 +184,14 @@ fn a_sibling_sharing_the_prefix_is_not_inside() {
     let v = check_path_args(
         &schema,
         &args(json!({"path": ab.join("x").display().to_string()})),
-        folders,
+        &at(folders),
     );
     assert_eq!(v.len(), 1);
     assert_eq!(
         check_path_args(
             &schema,
             &args(json!({"path": a.join("x").display().to_string()})),
-            folders
+            &at(folders)
         ),
         []
     );
@@ -269,7 +249,7 @@ fn uri_parameters_let_other_schemes_through_plain_paths_do_not() {
         check_path_args(
             &schema,
             &args(json!({"document": "https://example.com/a/../../b"})),
-            folders
+            &at(folders)
         ),
         []
     );
@@ -277,7 +257,7 @@ fn uri_parameters_let_other_schemes_through_plain_paths_do_not() {
         .unwrap()
         .to_string();
     assert_eq!(
-        check_path_args(&schema, &args(json!({"document": out})), folders).len(),
+        check_path_args(&schema, &args(json!({"document": out})), &at(folders)).len(),
         1
     );
     // To a server taking plain paths, "http://x/../../.." is a relative path that climbs out.
@@ -287,22 +267,6 @@ fn uri_parameters_let_other_schemes_through_plain_paths_do_not() {
         json!({"path": "http://x/../../../outside/secret.txt"}),
     );
     assert_eq!(v.len(), 1);
-}
-
-#[test]
-fn home_is_expanded_as_servers_do() {
-    let f = fixture();
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let v = check(&f, "read_text_file", json!({"path": "~/.ssh/id_rsa"}));
-    if home.is_some_and(|h| !h.starts_with(&f.w)) {
-        assert_eq!(v.len(), 1);
-        assert!(v[0].resolved.as_ref().unwrap().ends_with(".ssh/id_rsa"));
-    }
-    // "~name" is no home directory: a relative name inside the folder.
-    assert_eq!(
-        check(&f, "read_text_file", json!({"path": "~notes.txt"})),
-        []
-    );
 }
 
 #[test]
@@ -322,7 +286,7 @@ fn every_item_of_an_array_is_checked_and_named_by_index() {
     let v = check_path_args(
         &schema,
         &args(json!({"files": [{"path": "ok"}, {"path": "/etc"}], "options": {"root": "/"}})),
-        std::slice::from_ref(&f.w),
+        &at(std::slice::from_ref(&f.w)),
     );
     assert_eq!(
         v.iter().map(|v| v.pointer.as_str()).collect::<Vec<_>>(),
@@ -354,7 +318,7 @@ fn with_no_folder_open_every_path_is_refused() {
     let v = check_path_args(
         &schema,
         &args(json!({"source": "a", "destination": "b"})),
-        &[],
+        &at(&[]),
     );
     assert_eq!(v.len(), 2);
     assert!(
@@ -365,7 +329,7 @@ fn with_no_folder_open_every_path_is_refused() {
     // A tool without path parameters is never refused.
     let echo = json!({"properties": {"message": {"type": "string"}}});
     assert_eq!(
-        check_path_args(&echo, &args(json!({"message": "/etc/passwd"})), &[]),
+        check_path_args(&echo, &args(json!({"message": "/etc/passwd"})), &at(&[])),
         []
     );
 }
@@ -380,7 +344,7 @@ fn a_violation_serializes_for_the_ui() {
     let none = check_path_args(
         &fs_schema("read_text_file"),
         &args(json!({"path": "x"})),
-        &[],
+        &at(&[]),
     );
     assert!(serde_json::to_value(&none[0])
         .unwrap()
