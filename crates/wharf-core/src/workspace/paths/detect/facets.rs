@@ -74,12 +74,12 @@ impl<'a> Facets<'a> {
             };
             let holds = |keys: &[&str]| keys.iter().any(|k| s.get(*k).is_some());
             f.string |= types.contains(&"string");
-            f.open |= types.is_empty()
-                && s.get("type").is_none()
+            f.open |= (s.get("type").is_none()
                 && !holds(REF_KEYS)
                 && !holds(ALTERNATIVES)
                 && !holds(BRANCHES)
-                && !holds(STRUCTURE);
+                && !holds(STRUCTURE))
+                || !type_is_known(s.get("type"));
             if types.contains(&"array")
                 || (types.is_empty() && holds(&["items", "prefixItems", "additionalItems"]))
             {
@@ -161,6 +161,24 @@ impl<'a> Facets<'a> {
             }
             self.text.push_str(&outer.text);
         }
+    }
+}
+
+/// The JSON Schema types.
+const TYPES: &[&str] = &[
+    "string", "number", "integer", "boolean", "null", "array", "object",
+];
+
+/// `type` is absent or names only JSON Schema types. A type nobody knows (`"text"`, `5`) says nothing the walk can
+/// rely on, so the value is taken as possibly a string.
+fn type_is_known(t: Option<&Value>) -> bool {
+    match t {
+        None => true,
+        Some(Value::String(t)) => TYPES.contains(&t.as_str()),
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .all(|t| t.as_str().is_some_and(|t| TYPES.contains(&t))),
+        Some(_) => false,
     }
 }
 

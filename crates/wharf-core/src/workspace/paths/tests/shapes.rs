@@ -34,6 +34,9 @@ fn a_path_named_parameter_without_a_type_is_a_path() {
         json!({"default": "out.txt"}),
         json!({"not": {"type": "null"}}),
         json!({"anyOf": [{}, {"type": "null"}]}),
+        json!({"type": "text"}),
+        json!({"type": ["String", "null"]}),
+        json!({"type": 5}),
     ] {
         let schema = json!({"type": "object", "properties": {"path": prop}});
         assert_eq!(pointers(schema.clone()), ["path"], "{prop}");
