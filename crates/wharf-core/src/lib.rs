@@ -13,6 +13,7 @@ pub mod events;
 pub mod fsutil;
 pub mod host;
 pub mod process;
+pub mod raw_message;
 pub mod redact;
 pub mod roots;
 pub mod sampling;

@@ -232,10 +232,12 @@ impl StdioTransport {
 
     fn check(&mut self, text: &[u8]) -> Option<ServerJsonRpcMessage> {
         // Straight from the bytes: this is every message's path. The line is parsed a second time, as plain JSON,
-        // only to say what was wrong with it.
-        let message: ServerJsonRpcMessage = match serde_json::from_slice(text) {
-            Ok(m) => m,
-            Err(e) => {
+        // only when Wharf must see it as written (a server's request, an input-required result; both rare) or to
+        // say what was wrong with it.
+        let parsed = serde_json::from_slice::<ServerJsonRpcMessage>(text);
+        let message = match parsed {
+            Ok(m) if !needs_screening(&m) => m,
+            parsed => {
                 let value: Value = match serde_json::from_slice(text) {
                     Ok(v) => v,
                     Err(e) => {
@@ -247,32 +249,17 @@ impl StdioTransport {
                         return None;
                     }
                 };
-                let method = value.get("method").and_then(Value::as_str);
-                if value.get("id").is_none() && method.is_some() {
-                    // Notifications we do not know (LSP, vendor extensions) are allowed by the spec; skip them quietly.
-                    tracing::debug!(server = %self.server, ?method, "ignored unknown notification");
-                } else {
-                    self.events.server_error(
-                        &self.server,
-                        "invalid_jsonrpc",
-                        format!(
-                            "ignored a message that is not valid JSON-RPC for MCP ({e}): {}",
-                            preview(text)
-                        ),
-                    );
-                    // An answer to a request we sent still settles it: the caller gets the reason now, instead
-                    // of a timeout minutes later.
-                    if value.get("result").is_some() || value.get("error").is_some() {
-                        let id = value.get("id").cloned().map(serde_json::from_value);
-                        if let Some(Ok(id)) = id {
-                            return self.fail_pending(
-                                id,
-                                format!("the server's answer is not valid JSON-RPC for MCP ({e})"),
-                            );
+                match (crate::raw_message::screen(&value), parsed) {
+                    (Some(screened), _) => match serde_json::from_value(screened) {
+                        Ok(m) => m,
+                        Err(e) => {
+                            tracing::error!(server = %self.server, "a screened message does not parse: {e}");
+                            return None;
                         }
-                    }
+                    },
+                    (None, Ok(m)) => m,
+                    (None, Err(e)) => return self.invalid(text, &value, e),
                 }
-                return None;
             }
         };
         let answered = match &message {
@@ -318,6 +305,41 @@ impl StdioTransport {
                 }
             }
         }
+    }
+
+    /// Reports a line that is JSON but not a message Wharf can take; an answer to a request we sent still settles it.
+    fn invalid(
+        &self,
+        text: &[u8],
+        value: &Value,
+        e: serde_json::Error,
+    ) -> Option<ServerJsonRpcMessage> {
+        let method = value.get("method").and_then(Value::as_str);
+        if value.get("id").is_none() && method.is_some() {
+            // Notifications we do not know (LSP, vendor extensions) are allowed by the spec; skip them quietly.
+            tracing::debug!(server = %self.server, ?method, "ignored unknown notification");
+            return None;
+        }
+        self.events.server_error(
+            &self.server,
+            "invalid_jsonrpc",
+            format!(
+                "ignored a message that is not valid JSON-RPC for MCP ({e}): {}",
+                preview(text)
+            ),
+        );
+        // An answer to a request we sent still settles it: the caller gets the reason now, instead of a timeout
+        // minutes later.
+        if value.get("result").is_some() || value.get("error").is_some() {
+            let id = value.get("id").cloned().map(serde_json::from_value);
+            if let Some(Ok(id)) = id {
+                return self.fail_pending(
+                    id,
+                    format!("the server's answer is not valid JSON-RPC for MCP ({e})"),
+                );
+            }
+        }
+        None
     }
 
     /// An error answer for the pending request whose oversized response starts with `head`, if its id is there.
@@ -388,6 +410,19 @@ fn id_in_head(head: &[u8]) -> Option<RequestId> {
         }
     }
     None
+}
+
+/// Whether rmcp's reading of a message may have lost what Wharf must see as written (see `crate::raw_message`):
+/// every request of the server, and results rmcp read as input-required or could not type.
+fn needs_screening(message: &ServerJsonRpcMessage) -> bool {
+    match message {
+        JsonRpcMessage::Request(_) => true,
+        JsonRpcMessage::Response(r) => matches!(
+            r.result,
+            ServerResult::InputRequiredResult(_) | ServerResult::CustomResult(_)
+        ),
+        _ => false,
+    }
 }
 
 /// True for the JSON-RPC errors only a modern-era server sends (version negotiation, header or capability checks).

@@ -378,6 +378,7 @@ impl StreamableHttpClient for AuthHttpClient {
             }
         })
         .await
+        .map(screen_post)
     }
 
     async fn post_message_with_response_limits(
@@ -412,6 +413,7 @@ impl StreamableHttpClient for AuthHttpClient {
             }
         })
         .await
+        .map(screen_post)
     }
 
     async fn delete_session(
@@ -440,6 +442,7 @@ impl StreamableHttpClient for AuthHttpClient {
             self,
             get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
         )
+        .map(screen_stream)
     }
 
     async fn get_stream_with_max_sse_event_size(
@@ -463,5 +466,37 @@ impl StreamableHttpClient for AuthHttpClient {
                 max_sse_event_size
             )
         )
+        .map(screen_stream)
+    }
+}
+
+/// Each event of a server's stream passes `crate::raw_message::screen` before rmcp reads it, as every line of a
+/// stdio server does: the requests and input-required results Wharf must see as the server wrote them.
+fn screen_stream(
+    stream: BoxStream<'static, Result<Sse, SseError>>,
+) -> BoxStream<'static, Result<Sse, SseError>> {
+    use futures::StreamExt;
+    stream
+        .map(|event| {
+            event.map(|mut sse| {
+                if let Some(data) = sse
+                    .data
+                    .as_deref()
+                    .and_then(crate::raw_message::screen_sse_data)
+                {
+                    sse.data = Some(data);
+                }
+                sse
+            })
+        })
+        .boxed()
+}
+
+fn screen_post(response: StreamableHttpPostResponse) -> StreamableHttpPostResponse {
+    match response {
+        StreamableHttpPostResponse::Sse(stream, session) => {
+            StreamableHttpPostResponse::Sse(screen_stream(stream), session)
+        }
+        other => other,
     }
 }

@@ -10,11 +10,11 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
     ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
-    CustomNotification, ElicitRequestParams, ElicitResult, ElicitationCapability, ErrorCode,
-    ErrorData, FormElicitationCapability, Implementation, JsonObject, ListRootsResult,
-    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, ProtocolVersion,
-    ResourceUpdatedNotificationParam, RootsCapabilities, SamplingCapability,
-    UrlElicitationCapability,
+    CustomNotification, CustomRequest, CustomResult, ElicitRequestParams, ElicitResult,
+    ElicitationCapability, ErrorCode, ErrorData, FormElicitationCapability, Implementation,
+    JsonObject, ListRootsResult, LoggingMessageNotificationParam, ProgressNotificationParam,
+    ProgressToken, ProtocolVersion, ResourceUpdatedNotificationParam, RootsCapabilities,
+    SamplingCapability, UrlElicitationCapability,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use rmcp::ClientHandler;
@@ -22,9 +22,12 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use crate::broker::{Broker, BrokerRefusal, InputKind};
-use crate::elicitation::{self, Elicitation};
+use crate::elicitation;
 use crate::events::{EventSink, HostEvent};
 use crate::sampling::{self, Sampling};
+
+mod raw;
+pub use raw::{elicitation_fits_spec, INVALID_REQUEST_NOTICE};
 
 /// Progress notifications routed to the call that asked for them. A notification can beat the registration of its
 /// token (the server answers while the caller is still being handed its request id), so unclaimed ones wait in a
@@ -383,23 +386,35 @@ impl ClientHandler for WharfHandler {
         ))
     }
 
+    /// Reached only by an `elicitation/create` that came where no transport screens it (the JSON body of an HTTP
+    /// answer, which is for responses): rmcp's typed params have lost every keyword it does not model, so the form
+    /// cannot be checked against what the server sent. Declined, and the user told. Every request Wharf reads as
+    /// written arrives at `on_custom_request` instead.
     async fn create_elicitation(
         &self,
-        params: ElicitRequestParams,
+        _params: ElicitRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
-        let value = serde_json::to_value(&params).unwrap_or(Value::Null);
-        let reply = elicitation::elicit(Elicitation {
-            broker: &self.broker,
-            events: &self.events,
-            server: &self.server,
-            cause: self.progress.calls_in_flight(),
-            params: &value,
-        })
-        .await
-        .map_err(refusal_error)?;
-        serde_json::from_value(reply.to_json())
+        self.events.emit(HostEvent::Notice {
+            server: Some(self.server.clone()),
+            code: INVALID_REQUEST_NOTICE.into(),
+            message: format!(
+                "{} sent an elicitation where Wharf cannot read it as written; declined",
+                self.server
+            ),
+        });
+        serde_json::from_value(elicitation::ElicitReply::Decline.to_json())
             .map_err(|e| ErrorData::internal_error(format!("cannot encode the answer: {e}"), None))
+    }
+
+    /// Where an `elicitation/create` arrives, its params as the server wrote them, and where a request Wharf
+    /// refuses is answered (see `crate::raw_message`).
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CustomResult, ErrorData> {
+        self.custom_request(request).await
     }
 
     async fn on_custom_notification(

@@ -4,22 +4,18 @@
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
-    GetPromptRequest, GetPromptRequestParams, InputRequest as WireInputRequest,
-    InputRequiredResult, InputResponses, JsonObject, ReadResourceRequest,
+    GetPromptRequest, GetPromptRequestParams, InputResponses, JsonObject, ReadResourceRequest,
     ReadResourceRequestParams, ServerResult,
 };
 use rmcp::service::PeerRequestOptions;
 use serde_json::Value;
 use std::sync::Arc;
 
-use super::{
-    CallOptions, Connection, ConnectionError, DEFAULT_MAX_MRTR_ROUNDS, MAX_REQUEST_STATE_BYTES,
-};
+use super::{CallOptions, Connection, ConnectionError, DEFAULT_MAX_MRTR_ROUNDS};
 use crate::broker::{InputAnswer, InputKind, InputRequest};
 use crate::config::PathArgumentPolicy;
 use crate::elicitation::{self, ElicitReply, Elicitation};
 use crate::events::HostEvent;
-use crate::sampling::{self, Sampling};
 
 impl Connection {
     /// Calls a tool and returns the final `CallToolResult` as JSON. MRTR rounds, progress and cancellation are
@@ -197,10 +193,14 @@ impl Connection {
         let max_rounds = options.max_rounds.unwrap_or(DEFAULT_MAX_MRTR_ROUNDS);
         let (mut responses, mut state) = (None, None);
         for _round in 0..max_rounds {
-            let result = self
+            let round = match self
                 .request(build(responses.take(), state.take()), options)
-                .await?;
-            match Round::of(result)? {
+                .await
+            {
+                Ok(result) => Round::of(result)?,
+                Err(e) => Round::InputRequired(input_required_in(e)?),
+            };
+            match round {
                 Round::Complete(result) => return Ok(result),
                 Round::InputRequired(input) => {
                     (responses, state) = Box::pin(self.answer_round(input, cause)).await?
@@ -275,87 +275,6 @@ impl Connection {
         let _ = Box::pin(peer.notify_cancelled(cancelled)).await;
         Err(abandoned)
     }
-
-    /// Answers every input request of one round through the broker.
-    async fn answer_round(
-        &self,
-        input: InputRequiredResult,
-        cause: &str,
-    ) -> Result<(Option<InputResponses>, Option<String>), ConnectionError> {
-        if let Some(state) = &input.request_state {
-            if state.len() > MAX_REQUEST_STATE_BYTES {
-                return Err(ConnectionError::Protocol(format!(
-                    "the server's requestState is {} bytes, over Wharf's limit of {MAX_REQUEST_STATE_BYTES}",
-                    state.len()
-                )));
-            }
-        }
-        let requests = input.input_requests.unwrap_or_default();
-        if requests.is_empty() {
-            // Only state: the spec lets the client retry at once.
-            return Ok((None, input.request_state));
-        }
-        let mut responses = InputResponses::new();
-        for (key, request) in requests {
-            let (kind, params) = classify(&request);
-            if kind == InputKind::Roots && self.broker.capabilities.roots {
-                // Roots are not a question to the user: the workspace and the server's preference answer them.
-                let roots = self.roots.answer(&self.broker, &self.events, true);
-                let value = serde_json::json!({ "roots": roots });
-                let response = serde_json::from_value(value).map_err(|e| {
-                    ConnectionError::Protocol(format!("cannot encode the roots for {key}: {e}"))
-                })?;
-                responses.insert(key, response);
-                continue;
-            }
-            let value = if matches!(kind, InputKind::ElicitationForm | InputKind::ElicitationUrl) {
-                let served = elicitation::elicit(Elicitation {
-                    broker: &self.broker,
-                    events: &self.events,
-                    server: &self.server,
-                    cause: Some(cause.to_string()),
-                    params: &params,
-                })
-                .await;
-                match served {
-                    Ok(reply) => reply.to_json(),
-                    // MRTR has no error slot per input. An elicitation Wharf never declared is answered "cancel"
-                    // (the user was not asked), as a legacy request gets its error and the server decides.
-                    Err(refusal) => {
-                        self.events.emit(HostEvent::Notice {
-                            server: Some(self.server.clone()),
-                            code: "undeclared_capability".into(),
-                            message: format!(
-                                "the server asked for input it should not ({refusal}); answered cancel"
-                            ),
-                        });
-                        ElicitReply::Cancel.to_json()
-                    }
-                }
-            } else if kind == InputKind::Sampling && self.broker.capabilities.sampling {
-                let served = sampling::sample(Sampling {
-                    broker: &self.broker,
-                    events: &self.events,
-                    server: &self.server,
-                    definition_hash: &self.definition_hash,
-                    cause: Some(cause.to_string()),
-                    params: &params,
-                    modern: self.identity.era == crate::era::Era::Modern,
-                })
-                .await;
-                // Refused or failed: the spec says not to retry, so the call ends here with the reason.
-                served
-                    .map_err(|e| ConnectionError::Refused(format!("sampling for {cause}: {e}")))?
-            } else {
-                self.ask_other(kind, params, cause).await?
-            };
-            let response = serde_json::from_value(value).map_err(|e| {
-                ConnectionError::Protocol(format!("cannot encode the answer to {key}: {e}"))
-            })?;
-            responses.insert(key, response);
-        }
-        Ok((Some(responses), input.request_state))
-    }
 }
 
 /// The `_meta` key that asks a 2026-07-28 server for log messages about one request, from this level up.
@@ -412,60 +331,30 @@ impl Connection {
         }
         Ok(())
     }
-
-    /// A non-elicitation input request (sampling; roots when not declared): through the broker, refused ones end the
-    /// call, as the spec says not to retry.
-    async fn ask_other(
-        &self,
-        kind: InputKind,
-        params: Value,
-        cause: &str,
-    ) -> Result<Value, ConnectionError> {
-        let asked = InputRequest {
-            server: self.server.clone(),
-            kind,
-            cause: Some(cause.to_string()),
-            params,
-            view: None,
-        };
-        match self.broker.ask(asked).await {
-            Ok(InputAnswer::Accept { content }) => Ok(content.unwrap_or(Value::Null)),
-            Ok(_) => Err(ConnectionError::Protocol(format!(
-                "the user refused the server's {} request",
-                kind.as_str()
-            ))),
-            Err(refusal) => Err(ConnectionError::Protocol(format!(
-                "the server asked for input Wharf does not offer: {refusal}"
-            ))),
-        }
-    }
-}
-
-fn classify(request: &WireInputRequest) -> (InputKind, Value) {
-    let value = serde_json::to_value(request).unwrap_or(Value::Null);
-    let params = value.get("params").cloned().unwrap_or(Value::Null);
-    let kind = match value.get("method").and_then(Value::as_str) {
-        Some("roots/list") => InputKind::Roots,
-        Some("sampling/createMessage") => InputKind::Sampling,
-        _ if params.get("mode").and_then(Value::as_str) == Some("url") => InputKind::ElicitationUrl,
-        _ => InputKind::ElicitationForm,
-    };
-    (kind, params)
 }
 
 /// One round's outcome. An absent `resultType` means complete (the spec says so; some SDKs omit it).
+/// An input-required round holds the result as the server wrote it when the transport kept it so (see
+/// `crate::raw_message`), else rmcp's reading of it.
 enum Round {
     Complete(Value),
-    InputRequired(InputRequiredResult),
+    InputRequired(Value),
+}
+
+/// The input-required result a request's error carries (see `crate::raw_message`), or the error itself.
+fn input_required_in(e: ConnectionError) -> Result<Value, ConnectionError> {
+    if let ConnectionError::Server { code, data, .. } = &e {
+        if let Some(raw) = crate::raw_message::input_required(*code, data.as_ref()) {
+            return Ok(raw.clone());
+        }
+    }
+    Err(e)
 }
 
 impl Round {
     fn of(result: ServerResult) -> Result<Round, ConnectionError> {
-        let value = match result {
-            ServerResult::InputRequiredResult(input) => return Ok(Round::InputRequired(input)),
-            other => serde_json::to_value(other),
-        }
-        .map_err(|e| ConnectionError::Protocol(e.to_string()))?;
+        let value =
+            serde_json::to_value(result).map_err(|e| ConnectionError::Protocol(e.to_string()))?;
         if !value.is_object() {
             // A result is an object in every MCP method Wharf sends; `null` or a bare value would reach the caller
             // as a result without content.
@@ -476,22 +365,15 @@ impl Round {
         }
         match value.get("resultType").and_then(Value::as_str) {
             None | Some("complete") => Ok(Round::Complete(value)),
-            // rmcp could not read it as an `InputRequiredResult`, so it arrived as some other result: say why.
-            Some("input_required") => {
-                let why = serde_json::from_value::<InputRequiredResult>(value)
-                    .err()
-                    .map(|e| e.to_string())
-                    .unwrap_or_else(|| "it does not match the schema".into());
-                Err(ConnectionError::Protocol(format!(
-                    "the server asked for input, but its InputRequiredResult is malformed: {why}"
-                )))
-            }
+            Some("input_required") => Ok(Round::InputRequired(value)),
             Some(other) => Err(ConnectionError::Protocol(format!(
                 "the server answered with an unknown resultType \"{other}\""
             ))),
         }
     }
 }
+
+mod input;
 
 #[cfg(test)]
 mod tests;

@@ -25,16 +25,43 @@ fn a_null_result_is_a_protocol_error_not_an_empty_result() {
     assert!(message.contains("not an object"), "{message}");
 }
 
+fn malformed(input: serde_json::Value) -> String {
+    match super::input::read_input(&input) {
+        Err(ConnectionError::Protocol(message)) => message,
+        other => panic!("expected a protocol error, got {other:?}"),
+    }
+}
+
 #[test]
 fn a_malformed_input_required_result_says_so() {
     // requestState must be a string: rmcp reads this as some other result, which used to be reported as an
-    // unknown resultType "input_required".
-    let message = protocol_error(json!({"resultType": "input_required", "requestState": 42}));
+    // unknown resultType "input_required". The round holds it as written, and reading it says what is wrong.
+    let result = json!({"resultType": "input_required", "requestState": 42});
+    let Ok(Round::InputRequired(raw)) = round(result.clone()) else {
+        panic!("not an input round")
+    };
+    assert_eq!(raw, result);
+    let message = malformed(raw);
     assert!(
-        message.contains("InputRequiredResult is malformed"),
+        message.contains("InputRequiredResult is malformed") && message.contains("requestState"),
         "{message}"
     );
-    assert!(!message.contains("unknown resultType"), "{message}");
+    for (bad, why) in [
+        (json!({"resultType": "input_required"}), "neither"),
+        (json!({"inputRequests": [1]}), "not an object"),
+        (json!({"inputRequests": {}}), "neither"),
+    ] {
+        let message = malformed(bad);
+        assert!(message.contains(why), "{message}");
+    }
+    let many: serde_json::Map<_, _> = (0..=super::input::MAX_INPUT_REQUESTS)
+        .map(|i| (i.to_string(), json!({"method": "roots/list"})))
+        .collect();
+    let message = malformed(json!({"inputRequests": many}));
+    assert!(message.contains("over Wharf's limit"), "{message}");
+    let only_state = json!({"requestState": "s"});
+    let (state, requests) = super::input::read_input(&only_state).unwrap();
+    assert_eq!((state.as_deref(), requests.len()), (Some("s"), 0));
 }
 
 #[test]
