@@ -447,10 +447,8 @@ impl Connection {
         }
         // Read before the request: a change announced while it is on its way makes this list stale at once.
         let version = self.tools_version.get();
-        let tools = match self.service.peer().list_all_tools().await {
-            Ok(tools) => tools,
-            Err(e) => return Err(self.explain_closed(self.map_service_error(e)).await),
-        };
+        // Bounded in pages, tools and bytes: a server that paginates forever gets an error, not Wharf's memory.
+        let tools = self.all_tools().await?;
         let tools: Vec<ToolInfo> = tools
             .into_iter()
             .map(|t| ToolInfo {

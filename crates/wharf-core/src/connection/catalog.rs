@@ -1,10 +1,12 @@
-//! What a server offers besides tools: resources, resource templates, prompts, argument completion, and the log level.
-//! Every list is read page by page under a bound (a server that paginates forever, or repeats a cursor, gets a
-//! notice and its first pages), and every request goes through the connection's timeouts and cancellation.
+//! What a server offers: tools, resources, resource templates, prompts, argument completion, and the log level.
+//! Every list is read page by page under bounds (pages, items, bytes, and no cursor twice), and every request goes
+//! through the connection's timeouts and cancellation. Past a bound, the tool list fails with the reason (a partial
+//! tool list would hide tools from the path check and the model); the other lists are shown partial, with a notice.
 
 use std::collections::HashSet;
 
-use rmcp::model::{ClientRequest, ServerResult};
+use rmcp::model::{ClientRequest, ListToolsRequest, PaginatedRequestParams, ServerResult, Tool};
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use super::{CallOptions, Connection, ConnectionError};
@@ -12,8 +14,72 @@ use crate::events::HostEvent;
 
 /// The most pages read for one list: thousands of items at any sane page size.
 pub const MAX_PAGES: usize = 100;
+/// The most items kept from one list.
+pub const MAX_LIST_ITEMS: usize = 10_000;
+/// The most bytes of JSON one list may hold, all its pages together (one page alone may be a whole message).
+pub const MAX_LIST_BYTES: usize = 32 * 1024 * 1024;
 /// The most completion values kept (the spec caps a response at 100).
 pub const MAX_COMPLETIONS: usize = 100;
+
+/// How much of a paginated list has been read, against its bounds.
+#[derive(Default)]
+struct Pager {
+    pages: usize,
+    items: usize,
+    bytes: usize,
+    cursors: HashSet<String>,
+}
+
+impl Pager {
+    /// Counts one page; says why when the list is now over a bound.
+    fn take<T: Serialize>(&mut self, items: &[T]) -> Result<(), String> {
+        self.pages += 1;
+        self.items += items.len();
+        self.bytes += items.iter().map(json_size).sum::<usize>();
+        if self.items > MAX_LIST_ITEMS {
+            return Err(format!("it sent more than {MAX_LIST_ITEMS} items"));
+        }
+        if self.bytes > MAX_LIST_BYTES {
+            return Err(format!(
+                "it sent more than {} MiB of definitions",
+                MAX_LIST_BYTES / (1024 * 1024)
+            ));
+        }
+        Ok(())
+    }
+
+    /// The cursor of the next page (`None`: the list is complete), or why no further page is read.
+    fn next(&mut self, cursor: Option<&str>) -> Result<Option<String>, String> {
+        let Some(next) = cursor else {
+            return Ok(None);
+        };
+        if !self.cursors.insert(next.to_string()) {
+            let shown: String = next.chars().take(40).collect();
+            return Err(format!("it sent the cursor {shown:?} twice"));
+        }
+        if self.pages >= MAX_PAGES {
+            return Err(format!("it still had more after {MAX_PAGES} pages"));
+        }
+        Ok(Some(next.to_string()))
+    }
+}
+
+/// The length of a value's JSON, counted without keeping it.
+fn json_size<T: Serialize>(value: &T) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
+}
 
 impl Connection {
     fn request_json(&self, method: &str, params: Value) -> Result<ClientRequest, ConnectionError> {
@@ -34,35 +100,70 @@ impl Connection {
         })
     }
 
-    /// Every item of a paginated list (`key` in each page), following `nextCursor` at most [`MAX_PAGES`] times.
+    /// Every item of a paginated list (`key` in each page), within the bounds of a [`Pager`]; past one, the items
+    /// read so far and a notice.
     async fn all_pages(&self, method: &str, key: &str) -> Result<Vec<Value>, ConnectionError> {
         let options = CallOptions::default();
         let mut items = Vec::new();
         let mut cursor: Option<String> = None;
-        let mut seen = HashSet::new();
-        for _ in 0..MAX_PAGES {
+        let mut pager = Pager::default();
+        loop {
             let params = match &cursor {
                 Some(c) => json!({ "cursor": c }),
                 None => json!({}),
             };
             let page = self.call_json(method, params, &options).await?;
-            if let Some(Value::Array(list)) = page.get(key) {
-                items.extend(list.iter().cloned());
+            let list = match page.get(key) {
+                Some(Value::Array(list)) => list.as_slice(),
+                _ => &[],
+            };
+            if let Err(why) = pager.take(list) {
+                self.bounded(method, &why);
+                return Ok(items);
             }
-            match page.get("nextCursor").and_then(Value::as_str) {
-                None => return Ok(items),
-                Some(next) if !seen.insert(next.to_string()) => {
-                    self.bounded(method, &format!("it sent the cursor {next:?} twice"));
+            items.extend(list.iter().cloned());
+            match pager.next(page.get("nextCursor").and_then(Value::as_str)) {
+                Ok(None) => return Ok(items),
+                Ok(Some(next)) => cursor = Some(next),
+                Err(why) => {
+                    self.bounded(method, &why);
                     return Ok(items);
                 }
-                Some(next) => cursor = Some(next.to_string()),
             }
         }
-        self.bounded(
-            method,
-            &format!("it still had more after {MAX_PAGES} pages"),
-        );
-        Ok(items)
+    }
+
+    /// Every tool of the server, all pages, within the bounds of a [`Pager`]; past one, an error that says which.
+    pub(super) async fn all_tools(&self) -> Result<Vec<Tool>, ConnectionError> {
+        let options = CallOptions::default();
+        let mut tools = Vec::new();
+        let mut cursor: Option<String> = None;
+        let mut pager = Pager::default();
+        let unbounded = |why: String| {
+            ConnectionError::Protocol(format!(
+                "{} tools/list: stopped reading the tool list ({why}); Wharf does not use a partial tool list",
+                self.server
+            ))
+        };
+        loop {
+            let params = PaginatedRequestParams::default().with_cursor(cursor.take());
+            let request = ClientRequest::ListToolsRequest(ListToolsRequest::with_param(params));
+            let page = match self.request(request, &options).await? {
+                ServerResult::ListToolsResult(page) => page,
+                _ => {
+                    return Err(ConnectionError::Protocol(format!(
+                        "{} tools/list: the answer is not a list of tools",
+                        self.server
+                    )))
+                }
+            };
+            pager.take(&page.tools).map_err(unbounded)?;
+            tools.extend(page.tools);
+            match pager.next(page.next_cursor.as_deref()).map_err(unbounded)? {
+                None => return Ok(tools),
+                Some(next) => cursor = Some(next),
+            }
+        }
     }
 
     fn bounded(&self, method: &str, why: &str) {
@@ -274,3 +375,6 @@ impl Connection {
             .is_some_and(|c| !c.is_null())
     }
 }
+
+#[cfg(test)]
+mod tests;
