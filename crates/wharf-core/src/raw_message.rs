@@ -53,9 +53,10 @@ pub fn screen(message: &Value) -> Option<Value> {
     }
 }
 
-/// What rmcp accepts as a request id: a string or a whole number (a request with any other id cannot be answered).
+/// What rmcp accepts as a request id: a string or a 64-bit signed whole number (a request with any other id cannot
+/// be answered).
 fn is_request_id(id: &Value) -> bool {
-    id.is_string() || id.is_i64() || id.is_u64()
+    id.is_string() || id.is_i64()
 }
 
 fn screen_request(message: &Value, id: &Value, method: &str) -> Option<Value> {
