@@ -299,6 +299,7 @@ impl Connection {
             tools_version: Default::default(),
             definition_hash: def.definition_hash(),
             log_flood: Default::default(),
+            change_flood: handler::Flood::changes(),
             protocol_version: protocol(era),
         }
     }
@@ -332,6 +333,7 @@ impl Connection {
                 ctx.events.clone(),
                 closed.clone(),
                 tools_version.clone(),
+                service.service().change_flood.clone(),
             ));
         }
         Connection {

@@ -26,7 +26,9 @@ use crate::elicitation;
 use crate::events::{EventSink, HostEvent};
 use crate::sampling::{self, Sampling};
 
+mod flood;
 mod raw;
+pub use flood::{Flood, LogFlood};
 pub use raw::{elicitation_fits_spec, INVALID_REQUEST_NOTICE};
 
 /// Progress notifications routed to the call that asked for them. A notification can beat the registration of its
@@ -203,6 +205,8 @@ pub struct WharfHandler {
     /// Who the server is for the user's sampling preferences: its name and this hash of its definition.
     pub definition_hash: String,
     pub log_flood: LogFlood,
+    /// Resource updates and list changes, bounded as log messages are.
+    pub change_flood: Flood,
 }
 
 /// How many times the server said its tools changed (`notifications/tools/list_changed` in either era): a tool list
@@ -217,83 +221,6 @@ impl ToolsVersion {
 
     pub fn get(&self) -> u64 {
         self.0.load(std::sync::atomic::Ordering::SeqCst)
-    }
-}
-
-/// More log messages than this in a second from one server are not passed on one by one: a flood is summarised.
-pub const LOGS_PER_SECOND: usize = 50;
-
-/// Counts a server's log messages per second; past [`LOGS_PER_SECOND`] they are dropped. A flood gets one notice,
-/// a second after it ends, with how many were dropped (a flood that never ends, one every
-/// [`LOG_FLOOD_REPORT_AFTER`]): a notice a second would be a flood of its own.
-#[derive(Debug, Clone, Default)]
-pub struct LogFlood(Arc<Mutex<FloodState>>);
-
-/// The longest a flood goes unreported.
-pub const LOG_FLOOD_REPORT_AFTER: std::time::Duration = std::time::Duration::from_secs(10);
-
-#[derive(Debug, Default)]
-struct FloodState {
-    window: Option<std::time::Instant>,
-    passed: usize,
-    /// Dropped since the flood's notice was last sent.
-    dropped: usize,
-    /// A task is watching the flood, to report it when it ends.
-    flooding: bool,
-}
-
-impl LogFlood {
-    pub fn admit(&self, server: &str, events: &EventSink) -> bool {
-        let Ok(mut state) = self.0.lock() else {
-            return true;
-        };
-        let now = std::time::Instant::now();
-        let started = *state.window.get_or_insert(now);
-        if now.duration_since(started) >= std::time::Duration::from_secs(1) {
-            state.window = Some(now);
-            state.passed = 0;
-        }
-        if state.passed < LOGS_PER_SECOND {
-            state.passed += 1;
-            return true;
-        }
-        state.dropped += 1;
-        if !state.flooding {
-            state.flooding = true;
-            tokio::spawn(self.clone().report(server.to_string(), events.clone()));
-        }
-        false
-    }
-
-    /// Waits for the flood to end (a second without drops), then sends its one notice.
-    async fn report(self, server: String, events: EventSink) {
-        let began = tokio::time::Instant::now();
-        let (mut counted, mut seconds) = (0, 0u64);
-        loop {
-            tokio::time::sleep(std::time::Duration::from_secs(1)).await;
-            let Ok(mut state) = self.0.lock() else {
-                return;
-            };
-            let ended = state.dropped == counted;
-            if !ended {
-                seconds += 1;
-            }
-            if ended || began.elapsed() >= LOG_FLOOD_REPORT_AFTER {
-                let dropped = std::mem::take(&mut state.dropped);
-                state.flooding = false;
-                drop(state);
-                events.emit(HostEvent::Notice {
-                    server: Some(server),
-                    code: "log_flood".into(),
-                    message: format!(
-                        "{dropped} more log messages were not shown: the server sent over {LOGS_PER_SECOND} a \
-                         second for about {seconds} s"
-                    ),
-                });
-                return;
-            }
-            counted = state.dropped;
-        }
     }
 }
 
@@ -483,6 +410,9 @@ impl ClientHandler for WharfHandler {
         params: ResourceUpdatedNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
+        if !self.change_flood.admit(&self.server, &self.events) {
+            return;
+        }
         self.events.emit(HostEvent::ResourceUpdated {
             server: self.server.clone(),
             uri: params.uri.to_string(),
@@ -504,8 +434,12 @@ impl ClientHandler for WharfHandler {
 
 impl WharfHandler {
     fn list_changed(&self, kind: &'static str) {
+        // The tool list is stale either way; only telling the user is bounded.
         if kind == "tools" {
             self.tools_version.bump();
+        }
+        if !self.change_flood.admit(&self.server, &self.events) {
+            return;
         }
         self.events.emit(HostEvent::ListChanged {
             server: self.server.clone(),

@@ -47,6 +47,7 @@ fn is_empty(filter: &SubscriptionFilter) -> bool {
 /// changes (its lists are re-read on demand).
 /// Each filter comes with its version; `acked` holds the version the server acknowledged last, so that a
 /// subscription returns once its updates can arrive.
+#[allow(clippy::too_many_arguments)]
 pub async fn run(
     peer: Peer<RoleClient>,
     mut filters: watch::Receiver<(u64, SubscriptionFilter)>,
@@ -55,6 +56,7 @@ pub async fn run(
     events: EventSink,
     closed: CancellationToken,
     tools_version: super::handler::ToolsVersion,
+    flood: super::handler::Flood,
 ) {
     let mut pause = Duration::from_millis(500);
     loop {
@@ -107,6 +109,9 @@ pub async fn run(
                 Ok(Some(_)) => None,
                 Ok(None) | Err(_) => break false,
             };
+            if event.is_some() && !flood.admit(&server, &events) {
+                continue;
+            }
             match event {
                 Some(Change::List(kind)) => events.emit(HostEvent::ListChanged {
                     server: server.clone(),
