@@ -7,6 +7,7 @@ pub mod auth;
 pub mod broker;
 pub mod config;
 pub mod connection;
+pub mod display_text;
 pub mod elicitation;
 pub mod era;
 pub mod events;
