@@ -150,6 +150,9 @@ pub struct Config {
     pub sampling_provider: Option<Result<crate::sampling::provider::ProviderConfig, String>>,
     /// Non-fatal problems (unknown keys) to show the user.
     pub warnings: Vec<String>,
+    /// The `${input:ID}` values this configuration was expanded with, wherever they were used (args, URL, env,
+    /// headers): what the redactor must keep out of every output.
+    pub input_values: Vec<crate::secrets::Secret>,
 }
 
 /// Where Wharf looks for its configuration when `--config` is not given.
@@ -239,6 +242,7 @@ impl Config {
         let vars = Expander {
             env,
             workspace: WorkspaceVars::new(workspace),
+            inputs_used: std::cell::RefCell::default(),
         };
         let invalid = |message: String| ConfigError::Invalid {
             path: path.to_owned(),
@@ -334,6 +338,7 @@ impl Config {
                 oauth: oauth.unwrap_or(None),
             });
         }
+        config.input_values = vars.inputs_used.take();
         Ok(config)
     }
 
@@ -362,17 +367,19 @@ fn syntax_error(path: &Path, e: jsonc::SyntaxError) -> ConfigError {
 struct Expander<'a> {
     env: &'a dyn Fn(&str) -> Option<String>,
     workspace: WorkspaceVars,
+    inputs_used: std::cell::RefCell<Vec<crate::secrets::Secret>>,
 }
 
 impl Expander<'_> {
     fn expand(&self, value: &str, field: &str) -> Result<String, String> {
-        expand_with_workspace(
-            value,
-            field,
-            self.env,
-            &self.workspace,
-            Some(&input_from_keyring),
-        )
+        let input = |id: &str| {
+            let value = input_from_keyring(id)?;
+            self.inputs_used
+                .borrow_mut()
+                .push(crate::secrets::Secret::new(value.clone()));
+            Ok(value)
+        };
+        expand_with_workspace(value, field, self.env, &self.workspace, Some(&input))
     }
 
     /// One configured argument, which may become several: a whole-argument `${workspaceFolders}` gives one argument

@@ -1,109 +1,275 @@
-//! Keeping secrets out of logs. The values a user puts in a server's `env` and `headers` are the likeliest secrets
-//! Wharf ever holds (API keys, tokens); any log line that contains one has it replaced, whatever logged it.
+//! Keeping secrets out of logs and everything else Wharf shows. The values a user puts in a server's `env` and
+//! `headers`, and the `${input:...}` values from the keyring, are the likeliest secrets Wharf ever holds (API keys,
+//! tokens); any line that contains one has it replaced, whatever wrote it (a server echoing its request headers in
+//! an error page, say), and so does a `Bearer` or `Basic` credential or an OAuth token in a form or JSON field.
+//!
+//! Two strengths. [`Redactor::redact`] masks every configured env and header value, for log lines and messages to
+//! the user, where masking an ordinary value (a path, a URL) costs nothing. [`Redactor::redact_secrets`] masks only
+//! the values that look secret (by their name, their shape, or because they came from the keyring), for the records
+//! a program reads back (the events file, JSON on stdout), where masking a workspace path would break them.
 
 use std::borrow::Cow;
 use std::sync::{Arc, RwLock};
+
+use serde_json::Value;
 
 use crate::config::{Config, TransportDef};
 
 const MASK: &str = "[redacted]";
 /// Shorter values (`1`, `true`, `dev`) are not secrets worth masking, and masking them would garble every log line.
 const MIN_SECRET_LEN: usize = 6;
+/// A value this long with letters and digits and no spaces, slashes or scheme is taken for a key whatever its name.
+const TOKEN_SHAPED_LEN: usize = 16;
+
+/// Words that name a secret in an env variable or header name (compared in lower case).
+const SECRET_NAME_WORDS: &[&str] = &[
+    "key",
+    "token",
+    "secret",
+    "pass",
+    "pwd",
+    "auth",
+    "credential",
+    "cookie",
+    "session",
+    "private",
+    "signature",
+    "jwt",
+    "bearer",
+];
+
+/// Fields whose value is a credential wherever they appear: `"access_token": "..."`, `client_secret=...`.
+const SECRET_FIELDS: &[&str] = &[
+    "access_token",
+    "refresh_token",
+    "id_token",
+    "client_secret",
+    "api_key",
+    "apikey",
+    "password",
+];
+
+/// Authorization schemes whose credential follows a space.
+const SCHEMES: &[&str] = &["bearer ", "basic "];
+
+#[derive(Debug, Default)]
+struct Known {
+    /// Values that look secret: masked everywhere. Longest first, so a secret that contains another goes whole.
+    secrets: Vec<String>,
+    /// Every other configured value: masked in log lines and messages only.
+    others: Vec<String>,
+}
 
 #[derive(Debug, Clone, Default)]
-pub struct Redactor(Arc<RwLock<Vec<String>>>);
+pub struct Redactor(Arc<RwLock<Known>>);
+
+/// Whether an env variable or header called `name` holding `value` is to be treated as a secret.
+pub fn looks_secret(name: &str, value: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    SECRET_NAME_WORDS.iter().any(|w| name.contains(w)) || token_shaped(value)
+}
+
+fn token_shaped(value: &str) -> bool {
+    value.len() >= TOKEN_SHAPED_LEN
+        && !value.chars().any(char::is_whitespace)
+        && !value.starts_with('/')
+        && !value.contains("://")
+        && value.chars().any(|c| c.is_ascii_alphabetic())
+        && value.chars().any(|c| c.is_ascii_digit())
+}
+
+/// The value and, for `Scheme credential` (`Bearer abc`), the credential alone, which an error may quote by itself.
+fn with_credential(value: &str) -> Vec<String> {
+    let mut out = vec![value.to_string()];
+    if let Some((scheme, credential)) = value.trim().split_once(' ') {
+        let credential = credential.trim();
+        if scheme.chars().all(|c| c.is_ascii_alphabetic()) && !credential.contains(' ') {
+            out.push(credential.to_string());
+        }
+    }
+    out
+}
+
+fn ordered(mut values: Vec<String>) -> Vec<String> {
+    values.retain(|v| v.len() >= MIN_SECRET_LEN);
+    values.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    values.dedup();
+    values
+}
 
 impl Redactor {
     /// Replaces the known secrets with those of `config`.
     pub fn learn(&self, config: &Config) {
-        let mut secrets: Vec<String> = config
+        let mut secrets = Vec::new();
+        let mut others = Vec::new();
+        for transport in config
             .servers
             .iter()
             .filter_map(|s| s.transport.as_ref().ok())
-            .flat_map(|t| match t {
-                TransportDef::Stdio { env, .. } => env.values().cloned().collect::<Vec<_>>(),
-                TransportDef::Http { headers, .. } => headers.values().cloned().collect(),
-            })
-            .chain(config.servers.iter().filter_map(|s| {
-                let secret = s.oauth.as_ref()?.client_secret.as_ref()?;
-                Some(secret.expose().to_string())
-            }))
-            .filter(|v| v.len() >= MIN_SECRET_LEN)
-            .collect();
-        // Longest first, so a secret that contains another is masked whole.
-        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
-        secrets.dedup();
-        if let Ok(mut known) = self.0.write() {
-            *known = secrets;
-        }
-    }
-
-    pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
-        let mut out = Cow::Borrowed(text);
-        if let Ok(known) = self.0.read() {
-            for secret in known.iter() {
-                if out.contains(secret.as_str()) {
-                    out = Cow::Owned(out.replace(secret.as_str(), MASK));
+        {
+            let pairs = match transport {
+                TransportDef::Stdio { env, .. } => env,
+                TransportDef::Http { headers, .. } => headers,
+            };
+            for (name, value) in pairs {
+                if looks_secret(name, value) {
+                    secrets.extend(with_credential(value));
+                } else {
+                    others.push(value.clone());
                 }
             }
         }
-        match mask_bearer(&out) {
-            Some(masked) => Cow::Owned(masked),
-            None => out,
+        secrets.extend(config.servers.iter().filter_map(|s| {
+            let secret = s.oauth.as_ref()?.client_secret.as_ref()?;
+            Some(secret.expose().to_string())
+        }));
+        secrets.extend(config.input_values.iter().map(|v| v.expose().to_string()));
+        let secrets = ordered(secrets);
+        let mut others = ordered(others);
+        others.retain(|v| !secrets.contains(v));
+        if let Ok(mut known) = self.0.write() {
+            *known = Known { secrets, others };
         }
+    }
+
+    /// Adds one secret known only at run time (a token, a key read from the keyring).
+    pub fn add_secret(&self, value: &str) {
+        if let Ok(mut known) = self.0.write() {
+            let mut secrets = std::mem::take(&mut known.secrets);
+            secrets.extend(with_credential(value));
+            known.secrets = ordered(secrets);
+        }
+    }
+
+    /// Masks every configured value, secret-looking or not, and every credential: for log lines and messages.
+    pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        self.mask(text, true)
+    }
+
+    /// Masks the values that look secret and every credential: for records a program reads back.
+    pub fn redact_secrets<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        self.mask(text, false)
+    }
+
+    /// [`Redactor::redact_secrets`] on every string inside `value` (keys too: an echoed header map has them).
+    pub fn redact_json(&self, value: &mut Value) {
+        match value {
+            Value::String(s) => {
+                if let Cow::Owned(masked) = self.redact_secrets(s) {
+                    *s = masked;
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|v| self.redact_json(v)),
+            Value::Object(map) => {
+                let masked_keys = map
+                    .keys()
+                    .any(|k| matches!(self.redact_secrets(k), Cow::Owned(_)));
+                if masked_keys {
+                    *map = std::mem::take(map)
+                        .into_iter()
+                        .map(|(k, v)| (self.redact_secrets(&k).into_owned(), v))
+                        .collect();
+                }
+                map.values_mut().for_each(|v| self.redact_json(v));
+            }
+            _ => {}
+        }
+    }
+
+    fn mask<'a>(&self, text: &'a str, all: bool) -> Cow<'a, str> {
+        let mut out = Cow::Borrowed(text);
+        if let Ok(known) = self.0.read() {
+            let values = known
+                .secrets
+                .iter()
+                .chain(known.others.iter().filter(|_| all));
+            for value in values {
+                if out.contains(value.as_str()) {
+                    out = Cow::Owned(out.replace(value.as_str(), MASK));
+                }
+            }
+        }
+        if let Some(masked) = mask_credentials(&out) {
+            out = Cow::Owned(masked);
+        }
+        out
     }
 }
 
-/// `Bearer <token>` anywhere (an Authorization header echoed in an error, say) loses its token.
-fn mask_bearer(text: &str) -> Option<String> {
+/// `Bearer <token>`, `Basic <credential>` and `access_token=<token>` anywhere lose their credential.
+fn mask_credentials(text: &str) -> Option<String> {
     let lower = text.to_ascii_lowercase();
-    lower.find("bearer ")?;
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    let mut rest_lower = lower.as_str();
-    while let Some(i) = rest_lower.find("bearer ") {
-        let start = i + "bearer ".len();
-        out.push_str(&rest[..start]);
-        let token_len = rest[start..]
-            .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ',' | ';'))
-            .unwrap_or(rest.len() - start);
-        if token_len > 0 {
-            out.push_str(MASK);
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    for scheme in SCHEMES {
+        for (i, _) in lower.match_indices(scheme) {
+            let start = i + scheme.len();
+            let len = credential_len(&text[start..]);
+            // "basic auth is ..." is prose: a credential has a digit or padding, a bearer token anything.
+            let credential = &text[start..start + len];
+            let plausible = *scheme == "bearer "
+                || (len >= 8 && credential.chars().any(|c| c.is_ascii_digit() || c == '='));
+            if len > 0 && plausible {
+                spans.push((start, start + len));
+            }
         }
-        rest = &rest[start + token_len..];
-        rest_lower = &rest_lower[start + token_len..];
     }
-    out.push_str(rest);
+    for field in SECRET_FIELDS {
+        for (i, _) in lower.match_indices(field) {
+            let after = &text[i + field.len()..];
+            let Some(value_at) = field_value_start(after) else {
+                continue;
+            };
+            let start = i + field.len() + value_at;
+            let len = credential_len(&text[start..]);
+            if len > 0 {
+                spans.push((start, start + len));
+            }
+        }
+    }
+    if spans.is_empty() {
+        return None;
+    }
+    spans.sort_unstable();
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (start, end) in spans {
+        if start < at {
+            continue;
+        }
+        out.push_str(&text[at..start]);
+        out.push_str(MASK);
+        at = end;
+    }
+    out.push_str(&text[at..]);
     Some(out)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn config_values_and_bearer_tokens_are_masked() {
-        let config = Config::parse(
-            std::path::Path::new("c.json"),
-            r#"{"servers": {"a": {"command": "x", "env": {"API_KEY": "sk-live-123456", "DEBUG": "1"}},
-                "b": {"url": "http://h/mcp", "headers": {"X-Key": "hdr-secret-99"}}}}"#,
-            &|_| None,
-        )
-        .unwrap();
-        let redactor = Redactor::default();
-        redactor.learn(&config);
-        let line = "spawn env API_KEY=sk-live-123456 DEBUG=1, header X-Key: hdr-secret-99; Authorization: Bearer abc.def";
-        let masked = redactor.redact(line);
-        assert!(
-            !masked.contains("sk-live-123456")
-                && !masked.contains("hdr-secret-99")
-                && !masked.contains("abc.def")
-        );
-        assert!(
-            masked.contains("DEBUG=1"),
-            "short values are not secrets: {masked}"
-        );
-        assert!(masked.contains("Bearer [redacted]"), "{masked}");
-        assert!(matches!(redactor.redact("nothing here"), Cow::Borrowed(_)));
+/// Where a field's value starts after its name: `": "`, `=`, `:` with optional quotes and spaces (a JSON field, a
+/// form field, a header); `None` when the name is not followed by a value (prose, another word).
+fn field_value_start(after: &str) -> Option<usize> {
+    let bytes = after.as_bytes();
+    let mut i = 0;
+    if bytes.first() == Some(&b'"') || bytes.first() == Some(&b'\'') {
+        i += 1;
     }
+    while bytes.get(i) == Some(&b' ') {
+        i += 1;
+    }
+    if !matches!(bytes.get(i), Some(b':' | b'=')) {
+        return None;
+    }
+    i += 1;
+    while matches!(bytes.get(i), Some(b' ' | b'"' | b'\'')) {
+        i += 1;
+    }
+    Some(i)
 }
+
+/// The length of the credential at the start of `text`: up to whitespace, a quote or a separator.
+fn credential_len(text: &str) -> usize {
+    text.find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ',' | ';' | '&' | '}' | '\\'))
+        .unwrap_or(text.len())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,119 @@
+use serde_json::json;
+
+use super::*;
+use crate::secrets::Secret;
+
+fn config(text: &str) -> Config {
+    Config::parse(std::path::Path::new("c.json"), text, &|_| None).unwrap()
+}
+
+#[test]
+fn config_values_and_bearer_tokens_are_masked() {
+    let config = config(
+        r#"{"servers": {"a": {"command": "x", "env": {"API_KEY": "sk-live-123456", "DEBUG": "1"}},
+            "b": {"url": "http://h/mcp", "headers": {"X-Key": "hdr-secret-99"}}}}"#,
+    );
+    let redactor = Redactor::default();
+    redactor.learn(&config);
+    let line = "spawn env API_KEY=sk-live-123456 DEBUG=1, header X-Key: hdr-secret-99; Authorization: Bearer abc.def";
+    let masked = redactor.redact(line);
+    assert!(
+        !masked.contains("sk-live-123456")
+            && !masked.contains("hdr-secret-99")
+            && !masked.contains("abc.def")
+    );
+    assert!(
+        masked.contains("DEBUG=1"),
+        "short values are not secrets: {masked}"
+    );
+    assert!(masked.contains("Bearer [redacted]"), "{masked}");
+    assert!(matches!(redactor.redact("nothing here"), Cow::Borrowed(_)));
+}
+
+#[test]
+fn records_keep_ordinary_values_and_lose_secret_ones() {
+    let config = config(
+        r#"{"servers": {"fs": {"command": "x", "env": {"ROOT": "/w/project", "MODE": "production",
+              "GH": "ghp_abcdefghijkl1234567890", "DB_PASSWORD": "hunter2!"}},
+            "web": {"url": "http://h/mcp", "headers": {"Authorization": "Token tok-abcdef-123",
+              "Accept-Language": "en-GB,en"}}}}"#,
+    );
+    let redactor = Redactor::default();
+    redactor.learn(&config);
+    let line = "root /w/project in production; gh ghp_abcdefghijkl1234567890; db hunter2!; \
+                invalid token tok-abcdef-123 (sent as Token tok-abcdef-123)";
+    let record = redactor.redact_secrets(line);
+    assert!(
+        record.contains("/w/project") && record.contains("production"),
+        "{record}"
+    );
+    for secret in ["ghp_abcdefghijkl1234567890", "hunter2!", "tok-abcdef-123"] {
+        assert!(!record.contains(secret), "{secret} in {record}");
+    }
+    let log = redactor.redact(line);
+    assert!(
+        !log.contains("/w/project") && !log.contains("production"),
+        "{log}"
+    );
+}
+
+#[test]
+fn input_values_are_secrets_wherever_they_were_used() {
+    let mut config = config(r#"{"servers": {"a": {"command": "x", "args": ["--flag"]}}}"#);
+    config.input_values = vec![Secret::new("typed-into-the-keyring")];
+    let redactor = Redactor::default();
+    redactor.learn(&config);
+    assert_eq!(
+        redactor.redact_secrets("--key typed-into-the-keyring"),
+        "--key [redacted]"
+    );
+    redactor.add_secret("a-token-from-sign-in");
+    assert_eq!(
+        redactor.redact_secrets("a-token-from-sign-in and typed-into-the-keyring"),
+        "[redacted] and [redacted]"
+    );
+}
+
+#[test]
+fn credentials_in_fields_and_schemes_are_masked_without_knowing_them() {
+    let redactor = Redactor::default();
+    for (text, gone) in [
+        (
+            r#"{"access_token": "at-9f8e7d", "token_type": "Bearer"}"#,
+            "at-9f8e7d",
+        ),
+        ("refresh_token=rt-123456&scope=a", "rt-123456"),
+        ("client_secret: cs-abcdef", "cs-abcdef"),
+        (
+            "Authorization: Basic dXNlcjpwYXNzd29yZA==",
+            "dXNlcjpwYXNzd29yZA==",
+        ),
+        ("authorization: bearer ey.J0.k", "ey.J0.k"),
+        ("password=hunter22", "hunter22"),
+    ] {
+        let masked = redactor.redact_secrets(text);
+        assert!(!masked.contains(gone), "{text} -> {masked}");
+        assert!(masked.contains(MASK), "{masked}");
+    }
+    for prose in [
+        "basic authentication is not enabled",
+        "passwords are hashed",
+        "the token_type is Bearer",
+    ] {
+        assert_eq!(redactor.redact_secrets(prose), prose);
+    }
+}
+
+#[test]
+fn json_records_are_masked_string_by_string() {
+    let config = config(
+        r#"{"servers": {"a": {"url": "http://h/mcp", "headers": {"X-Api-Key": "key-0123456789"}}}}"#,
+    );
+    let redactor = Redactor::default();
+    redactor.learn(&config);
+    let mut value = json!({"error": "HTTP 400: x-api-key: key-0123456789",
+        "echo": {"key-0123456789": ["key-0123456789"]}, "n": 1});
+    redactor.redact_json(&mut value);
+    assert!(!value.to_string().contains("key-0123456789"), "{value}");
+    assert_eq!(value["n"], 1);
+}
