@@ -100,7 +100,7 @@ async fn exercise(conn: &Connection, scenario: &str) -> Result<(), Failure> {
             for tool in &tools {
                 let args = arguments_for(&tool.name);
                 if let Err(e) = conn.call_tool(&tool.name, args, &options).await {
-                    eprintln!("wharf: conformance: {}: {e}", tool.name);
+                    crate::output::say(&format!("conformance: {}: {e}", tool.name));
                 }
             }
             Ok(())

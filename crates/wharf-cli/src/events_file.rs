@@ -1,4 +1,6 @@
-//! `--events FILE`: what the user was shown, as JSON Lines appended to FILE, written before the answer is sent.
+//! `--events FILE`: what the user was shown, as JSON Lines appended to FILE, written before the answer is sent. Each
+//! record has the configuration's secrets masked, and its bytes are terminal-safe (`cat` or `tail -f` on it draws
+//! nothing a server wrote).
 
 use std::io::Write;
 use std::path::Path;
@@ -7,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{json, Value};
 use wharf_core::{EventSink, HostEvent};
 
-use crate::Failure;
+use crate::{output, Failure};
 
 #[derive(Clone, Default)]
 pub struct EventsFile(Option<Arc<Mutex<std::fs::File>>>);
@@ -33,13 +35,12 @@ impl EventsFile {
     /// Appends one line; a full disk must not stop the host, so a failure is reported and the work goes on.
     pub fn record(&self, value: &Value) {
         let Some(file) = &self.0 else { return };
-        let Ok(mut line) = serde_json::to_vec(value) else {
+        let Some(line) = output::json_line(&output::record(value.clone())) else {
             return;
         };
-        line.push(b'\n');
         if let Ok(mut f) = file.lock() {
             if let Err(e) = f.write_all(&line).and_then(|_| f.flush()) {
-                eprintln!("wharf: cannot write to the events file: {e}");
+                output::say(&format!("cannot write to the events file: {e}"));
             }
         }
     }
@@ -54,18 +55,16 @@ impl EventsFile {
             match &event {
                 HostEvent::ServerError {
                     server, message, ..
-                } => eprintln!("wharf: {server}: {message}"),
+                } => output::say(&format!("{server}: {message}")),
                 HostEvent::Notice {
                     server, message, ..
-                } => {
-                    eprintln!(
-                        "wharf: {}{message}",
-                        server
-                            .as_ref()
-                            .map(|s| format!("{s}: "))
-                            .unwrap_or_default()
-                    )
-                }
+                } => output::say(&format!(
+                    "{}{message}",
+                    server
+                        .as_ref()
+                        .map(|s| format!("{s}: "))
+                        .unwrap_or_default()
+                )),
                 HostEvent::Progress {
                     server,
                     progress,
@@ -78,7 +77,7 @@ impl EventsFile {
                         .as_ref()
                         .map(|m| format!(" {m}"))
                         .unwrap_or_default();
-                    eprintln!("wharf: {server}: progress {progress}{total}{message}");
+                    output::say(&format!("{server}: progress {progress}{total}{message}"));
                 }
                 _ => {}
             }

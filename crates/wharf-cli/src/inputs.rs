@@ -53,11 +53,13 @@ pub fn prompt_missing(config_path: &Path) {
         match ask(&id, description, hidden) {
             Ok(Some(value)) => {
                 if let Err(e) = secrets::store_input(&store, &id, &value) {
-                    eprintln!("wharf: cannot store ${{input:{id}}} in the keyring: {e}");
+                    crate::output::say(&format!(
+                        "cannot store ${{input:{id}}} in the keyring: {e}"
+                    ));
                 }
             }
             Ok(None) => {}
-            Err(e) => eprintln!("wharf: cannot ask for ${{input:{id}}}: {e}"),
+            Err(e) => crate::output::say(&format!("cannot ask for ${{input:{id}}}: {e}")),
         }
     }
 }
@@ -68,9 +70,12 @@ fn ask(id: &str, description: &str, hidden: bool) -> std::io::Result<Option<Secr
         .write(true)
         .open("/dev/tty")?;
     let mut out = tty.try_clone()?;
+    // The file may come from a project the user did not write: its words are shown, never interpreted.
     write!(
         out,
-        "wharf: {description} (${{input:{id}}}), kept in the OS keyring; empty to skip: "
+        "wharf: {} (${{input:{}}}), kept in the OS keyring; empty to skip: ",
+        wharf_core::display_text::one_line(description, 200),
+        wharf_core::display_text::one_line(id, 100)
     )?;
     out.flush()?;
     let _hidden = hidden.then(|| HiddenInput::on(tty.as_raw_fd())).flatten();

@@ -7,6 +7,7 @@ mod catalog_cmd;
 mod conformance;
 mod events_file;
 mod inputs;
+mod output;
 mod secret_cmd;
 mod session;
 mod terminal;
@@ -18,7 +19,7 @@ use std::sync::Arc;
 use clap::{Parser, Subcommand};
 use serde_json::Value;
 use wharf_core::auth::{AuthOptions, BrokerConsent, TokenStore};
-use wharf_core::broker::{Broker, DeclaredCapabilities, DeclineAll, ScriptedAgent, UserAgent};
+use wharf_core::broker::{Broker, DeclaredCapabilities, ScriptedAgent, UserAgent};
 use wharf_core::roots::SharedWorkspace;
 use wharf_core::sampling::prefs::SamplingPrefs;
 use wharf_core::sampling::SamplingService;
@@ -143,15 +144,18 @@ fn main() -> ExitCode {
     }
 }
 
+/// The reason, on one line (a server's text in it escaped, never cut into lines of its own), last on stderr.
 fn fail(reason: &str) -> ExitCode {
-    let line = reason.lines().next().unwrap_or(reason);
-    eprintln!("wharf: {line}");
+    output::say_last(reason);
     ExitCode::from(2)
 }
 
+/// Logs only when `WHARF_LOG` asks for them: by default every problem is told once, as a `wharf: ...` notice,
+/// rather than once more as a log line before it.
 fn init_logging() {
-    let mut filter = tracing_subscriber::EnvFilter::try_from_env("WHARF_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,rmcp=error"));
+    let Ok(mut filter) = tracing_subscriber::EnvFilter::try_from_env("WHARF_LOG") else {
+        return;
+    };
     for cap in wharf_core::auth::LOG_CAPS {
         if let Ok(directive) = cap.parse() {
             filter = filter.add_directive(directive);
@@ -159,7 +163,8 @@ fn init_logging() {
     }
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(output::LogWriter)
+        .with_ansi(false)
         .with_target(false)
         .without_time()
         .try_init();
@@ -189,7 +194,9 @@ async fn run(cli: Cli) -> Result<ExitCode, Failure> {
     if matches!(cli.command, Command::Session) {
         // A long-running host follows its folders on disk; a one-shot command is over before they could move.
         if let Err(e) = workspace.watch() {
-            eprintln!("wharf: cannot watch the workspace folders ({e}); renames on disk will not be followed");
+            output::say(&format!(
+                "cannot watch the workspace folders ({e}); renames on disk will not be followed"
+            ));
         }
     }
     let events = EventsFile::open(cli.events.as_deref())?;
@@ -217,8 +224,9 @@ async fn run(cli: Cli) -> Result<ExitCode, Failure> {
         let _ = tokio::task::spawn_blocking(move || inputs::prompt_missing(&path)).await;
     }
     let config = Config::load_with_workspace(&config_path, &workspace.folders())?;
+    output::learn(&config);
     for warning in &config.warnings {
-        eprintln!("wharf: warning: {warning}");
+        output::say(&format!("warning: {warning}"));
     }
     let broker = with_sampling(broker, &config, &events);
     // A server that answers 401: the consent card of URL elicitation (terminal or --answers), then the browser;
@@ -251,7 +259,7 @@ fn with_sampling(broker: Broker, config: &Config, events: &EventsFile) -> Broker
     match &config.sampling_provider {
         None => broker,
         Some(Err(e)) => {
-            eprintln!("wharf: warning: {e}; sampling is not offered to servers");
+            output::say(&format!("warning: {e}; sampling is not offered to servers"));
             broker
         }
         Some(Ok(provider)) => {
@@ -286,7 +294,7 @@ fn user_agent(cli: &Cli) -> Result<Arc<dyn UserAgent>, Failure> {
     if terminal::is_interactive() {
         return Ok(Arc::new(terminal::TerminalAgent));
     }
-    Ok(Arc::new(DeclineAll))
+    Ok(Arc::new(terminal::NoTerminal))
 }
 
 async fn one_shot(host: &Host, command: Command) -> Result<ExitCode, Failure> {
@@ -294,7 +302,7 @@ async fn one_shot(host: &Host, command: Command) -> Result<ExitCode, Failure> {
         Command::Servers => {
             host.start_all().await;
             let summaries = host.settle().await;
-            print_json(&serde_json::to_value(summaries)?);
+            print_json(&output::record(serde_json::to_value(summaries)?));
             Ok(ExitCode::SUCCESS)
         }
         Command::Tools { server } => {
@@ -320,7 +328,7 @@ async fn one_shot(host: &Host, command: Command) -> Result<ExitCode, Failure> {
                         v
                     })),
                     Err(e) if single => return Err(Failure(format!("{name}: {e}"))),
-                    Err(e) => eprintln!("wharf: {name}: {e}"),
+                    Err(e) => output::say(&format!("{name}: {e}")),
                 }
             }
             print_json(&Value::Array(all));
@@ -348,7 +356,7 @@ async fn one_shot(host: &Host, command: Command) -> Result<ExitCode, Failure> {
                 .call_tool(&tool, args, &options)
                 .await
                 .map_err(|e| Failure(format!("{server}: {tool}: {e}")))?;
-            print_json(&result);
+            output::print_result(&result);
             let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
             Ok(if is_error {
                 ExitCode::from(1)
@@ -380,9 +388,4 @@ pub fn parse_args(text: Option<&str>) -> Result<Option<serde_json::Map<String, V
     }
 }
 
-pub(crate) fn print_json(value: &Value) {
-    match serde_json::to_string_pretty(value) {
-        Ok(text) => println!("{text}"),
-        Err(e) => eprintln!("wharf: cannot print the result: {e}"),
-    }
-}
+pub(crate) use output::print_json;

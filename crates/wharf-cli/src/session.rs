@@ -29,10 +29,9 @@ pub async fn run(
     let writer = tokio::spawn(async move {
         let mut stdout = tokio::io::stdout();
         while let Some(value) = lines.recv().await {
-            let Ok(mut line) = serde_json::to_vec(&value) else {
+            let Some(line) = crate::output::json_line(&value) else {
                 continue;
             };
-            line.push(b'\n');
             if stdout.write_all(&line).await.is_err() || stdout.flush().await.is_err() {
                 break;
             }
@@ -45,7 +44,7 @@ pub async fn run(
                 events.record(&notice);
             }
             if let Ok(value) = serde_json::to_value(&event) {
-                let _ = out.send(value);
+                let _ = out.send(crate::output::record(value));
             }
         })
     };
@@ -129,7 +128,7 @@ pub async fn run(
                 reply_ok(
                     &out,
                     &id,
-                    serde_json::to_value(summaries).unwrap_or(Value::Null),
+                    crate::output::record(serde_json::to_value(summaries).unwrap_or(Value::Null)),
                 );
             }
             "tools" => {
@@ -259,6 +258,10 @@ async fn call(host: &Host, out: &Out, command: &Value, id: &Value, cancel: Cance
     }
     .await;
     match result {
+        // A tool's error result is where a failing server echoes what it was given.
+        Ok(result) if result.get("isError").and_then(Value::as_bool) == Some(true) => {
+            reply_ok(out, id, crate::output::record(result))
+        }
         Ok(result) => reply_ok(out, id, result),
         Err(e) => reply_err(out, id, error_code(&e), &e.to_string()),
     }
@@ -284,5 +287,7 @@ fn reply_ok(out: &Out, id: &Value, result: Value) {
 }
 
 fn reply_err(out: &Out, id: &Value, code: &str, message: &str) {
-    let _ = out.send(json!({"id": id, "ok": false, "error": {"code": code, "message": message}}));
+    let _ = out.send(crate::output::record(
+        json!({"id": id, "ok": false, "error": {"code": code, "message": message}}),
+    ));
 }

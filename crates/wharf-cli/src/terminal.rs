@@ -1,6 +1,12 @@
 //! Terminal prompts: the UserAgent of an interactive `wharf`. It talks on /dev/tty so that `session` keeps stdin
 //! for its commands. A form is asked field by field (defaults in brackets, Enter keeps them); a URL is shown with
 //! its real host and warnings before the user agrees to open it.
+//!
+//! Everything a server wrote (its message, field names, titles and descriptions, choices, defaults, sampling text)
+//! is shown through `display_text`: escape sequences, `\r`, C1 controls, bidi overrides and invisible characters
+//! appear as escapes and do nothing. A server's message is quoted line by line behind `  | `, so none of its lines can
+//! pass for one of Wharf's, and Wharf's own lines (the URL, its host, the warnings, the question) come after it, last
+//! before the answer.
 
 use std::io::{BufRead, Write};
 
@@ -8,6 +14,7 @@ use futures::future::BoxFuture;
 use serde_json::{Map, Value};
 use wharf_core::broker::InputView;
 use wharf_core::broker::{InputAnswer, InputKind, InputRequest, UserAgent};
+use wharf_core::display_text::{lines, one_line};
 use wharf_core::elicitation::form::{FieldKind, FormField};
 use wharf_core::elicitation::url_check::UrlReview;
 use wharf_core::elicitation::UrlPhase;
@@ -16,6 +23,33 @@ use wharf_core::sampling::{SamplingStage, SamplingView};
 pub fn is_interactive() -> bool {
     use std::io::IsTerminal;
     std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
+}
+
+/// The lines of a server's message shown, and the characters in each: a screen, not a flood.
+const MESSAGE_LINES: usize = 40;
+const MESSAGE_LINE_CHARS: usize = 400;
+/// A name, a title, a default or a choice: one short line.
+const LABEL_CHARS: usize = 120;
+/// URLs past this are flagged long already; the rest of one is not worth a screen.
+const URL_CHARS: usize = 2000;
+
+fn label(text: &str) -> String {
+    one_line(text, LABEL_CHARS)
+}
+
+/// Declines every request, saying so once per request in Wharf's words: a `wharf` with no terminal to ask on and no
+/// `--answers` file.
+pub struct NoTerminal;
+
+impl UserAgent for NoTerminal {
+    fn answer(&self, request: InputRequest) -> BoxFuture<'_, InputAnswer> {
+        crate::output::say(&format!(
+            "{} asks for {}: declined (no terminal to ask on and no --answers file)",
+            request.server,
+            request.kind.as_str()
+        ));
+        Box::pin(async { InputAnswer::Decline })
+    }
 }
 
 pub struct TerminalAgent;
@@ -59,6 +93,14 @@ impl Tty {
         Ok(Some(line.trim().to_string()))
     }
 
+    /// A server's text, quoted: each line behind a bar, made safe and bounded.
+    fn quote(&mut self, text: &str) -> std::io::Result<()> {
+        for line in lines(text.trim_end(), MESSAGE_LINES, MESSAGE_LINE_CHARS) {
+            writeln!(self.out, "  | {line}")?;
+        }
+        Ok(())
+    }
+
     /// accept / decline / cancel, with the words the question uses.
     fn choice(&mut self, prompt: &str) -> std::io::Result<InputAnswer> {
         loop {
@@ -79,16 +121,22 @@ fn ask(request: &InputRequest) -> std::io::Result<InputAnswer> {
     let cause = request
         .cause
         .as_ref()
-        .map(|c| format!(" while {c}"))
+        .map(|c| format!(" while {}", label(c)))
         .unwrap_or_default();
     writeln!(
         tty.out,
         "\n[{}] asks for {}{cause}:",
-        request.server,
+        label(&request.server),
         request.kind.as_str()
     )?;
     if let Some(message) = request.params.get("message").and_then(Value::as_str) {
-        writeln!(tty.out, "  {message}")?;
+        if request.kind == InputKind::PathOutside {
+            // Wharf's own question, naming the paths (which a model may have chosen): one safe line.
+            writeln!(tty.out, "  {}", one_line(message, MESSAGE_LINE_CHARS * 4))?;
+        } else if !message.is_empty() {
+            writeln!(tty.out, "  the server's message:")?;
+            tty.quote(message)?;
+        }
     }
     match &request.view {
         Some(InputView::Form { form, warnings, .. }) => ask_form(&mut tty, &form.fields, warnings),
@@ -114,7 +162,7 @@ fn ask_form(
              send you to a web page instead.",
             warnings
                 .iter()
-                .map(|w| w.trim_start_matches("credential_field:"))
+                .map(|w| label(w.trim_start_matches("credential_field:")))
                 .collect::<Vec<_>>()
                 .join(", ")
         )?;
@@ -140,15 +188,16 @@ fn ask_form(
 
 /// `Ok(None)`: the user gave up (end of input). `Ok(Some(None))`: left empty.
 fn ask_field(tty: &mut Tty, field: &FormField) -> std::io::Result<Option<Option<Value>>> {
-    let label = field.title.as_deref().unwrap_or(&field.name);
+    let label = label(field.title.as_deref().unwrap_or(&field.name));
     let required = if field.required { " (required)" } else { "" };
     let default = field
         .default
         .as_ref()
-        .map(|d| format!(" [{d}]"))
+        .map(|d| format!(" [{}]", one_line(&d.to_string(), LABEL_CHARS)))
         .unwrap_or_default();
     if let Some(description) = &field.description {
-        writeln!(tty.out, "  {label}: {description}")?;
+        writeln!(tty.out, "  {label}:")?;
+        tty.quote(description)?;
     }
     let hint = match &field.kind {
         FieldKind::Boolean => " (y/n)".to_string(),
@@ -176,8 +225,8 @@ fn choices(options: &[wharf_core::elicitation::form::Choice]) -> String {
     options
         .iter()
         .map(|c| match &c.title {
-            Some(title) => format!("{} ({title})", c.value),
-            None => c.value.clone(),
+            Some(title) => format!("{} ({})", label(&c.value), label(title)),
+            None => label(&c.value),
         })
         .collect::<Vec<_>>()
         .join(", ")
@@ -215,16 +264,17 @@ fn ask_url(tty: &mut Tty, review: &UrlReview, phase: UrlPhase) -> std::io::Resul
         writeln!(
             tty.out,
             "  waiting for you to finish in the browser: {}",
-            review.url
+            one_line(&review.url, URL_CHARS)
         )?;
         return match tty.line("  press Enter when you have finished (or type c to give up): ")? {
             Some(text) if text.is_empty() => Ok(InputAnswer::Accept { content: None }),
             _ => Ok(InputAnswer::Cancel),
         };
     }
-    writeln!(tty.out, "  URL:  {}", review.url)?;
+    writeln!(tty.out, "  URL:  {}", one_line(&review.url, URL_CHARS))?;
     if let Some(host) = &review.host {
-        match &review.display_host {
+        let host = label(host);
+        match review.display_host.as_deref().map(label) {
             Some(shown) if shown != host => writeln!(tty.out, "  host: {shown} ({host})")?,
             _ => writeln!(tty.out, "  host: {host}")?,
         }
@@ -240,32 +290,37 @@ fn ask_sampling(tty: &mut Tty, view: &SamplingView) -> std::io::Result<InputAnsw
     match view.stage {
         SamplingStage::Prompt => {
             if let Some(system) = &view.system_prompt {
-                writeln!(tty.out, "  system prompt: {system}")?;
+                writeln!(tty.out, "  system prompt:")?;
+                tty.quote(system)?;
             }
             for message in &view.messages {
                 let role = message.get("role").and_then(Value::as_str).unwrap_or("?");
-                writeln!(
-                    tty.out,
-                    "  {role}: {}",
-                    content_text(message.get("content"))
-                )?;
+                writeln!(tty.out, "  {}:", label(role))?;
+                tty.quote(&content_text(message.get("content")))?;
             }
             if !view.tools.is_empty() {
-                writeln!(tty.out, "  tools offered: {}", view.tools.join(", "))?;
+                let tools: Vec<String> = view.tools.iter().map(|t| label(t)).collect();
+                writeln!(tty.out, "  tools offered: {}", tools.join(", "))?;
             }
             if let Some(note) = &view.note {
-                writeln!(tty.out, "  asked again: {note}")?;
+                writeln!(
+                    tty.out,
+                    "  asked again: {}",
+                    one_line(note, MESSAGE_LINE_CHARS)
+                )?;
             }
             writeln!(
                 tty.out,
                 "  model: {}, at most {} tokens",
-                view.model, view.max_tokens
+                label(&view.model),
+                view.max_tokens
             )?;
             tty.choice("send it to the model? [a]ccept, [d]ecline or [c]ancel: ")
         }
         SamplingStage::Reply => {
             let reply = view.reply.as_ref().and_then(|r| r.get("content"));
-            writeln!(tty.out, "  the model answered: {}", content_text(reply))?;
+            writeln!(tty.out, "  the model answered:")?;
+            tty.quote(&content_text(reply))?;
             loop {
                 match tty
                     .line("  [s]end it, [e]dit it, or [c]ancel: ")?
