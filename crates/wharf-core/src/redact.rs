@@ -64,9 +64,11 @@ struct Known {
 pub struct Redactor(Arc<RwLock<Known>>);
 
 /// Whether an env variable or header called `name` holding `value` is to be treated as a secret.
+/// A path is never the secret itself (`GOOGLE_APPLICATION_CREDENTIALS=/home/u/creds.json` names where it is).
 pub fn looks_secret(name: &str, value: &str) -> bool {
     let name = name.to_ascii_lowercase();
-    SECRET_NAME_WORDS.iter().any(|w| name.contains(w)) || token_shaped(value)
+    let is_path = value.starts_with('/') || value.starts_with("~/");
+    (!is_path && SECRET_NAME_WORDS.iter().any(|w| name.contains(w))) || token_shaped(value)
 }
 
 fn token_shaped(value: &str) -> bool {

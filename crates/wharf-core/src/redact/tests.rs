@@ -34,19 +34,19 @@ fn config_values_and_bearer_tokens_are_masked() {
 fn records_keep_ordinary_values_and_lose_secret_ones() {
     let config = config(
         r#"{"servers": {"fs": {"command": "x", "env": {"ROOT": "/w/project", "MODE": "production",
-              "GH": "ghp_abcdefghijkl1234567890", "DB_PASSWORD": "hunter2!"}},
+              "GH": "ghp_abcdefghijkl1234567890", "DB_PASSWORD": "hunter2!",
+              "GOOGLE_APPLICATION_CREDENTIALS": "/home/u/creds.json"}},
             "web": {"url": "http://h/mcp", "headers": {"Authorization": "Token tok-abcdef-123",
               "Accept-Language": "en-GB,en"}}}}"#,
     );
     let redactor = Redactor::default();
     redactor.learn(&config);
-    let line = "root /w/project in production; gh ghp_abcdefghijkl1234567890; db hunter2!; \
+    let line = "root /w/project in production, creds in /home/u/creds.json; gh ghp_abcdefghijkl1234567890; db hunter2!; \
                 invalid token tok-abcdef-123 (sent as Token tok-abcdef-123)";
     let record = redactor.redact_secrets(line);
-    assert!(
-        record.contains("/w/project") && record.contains("production"),
-        "{record}"
-    );
+    for kept in ["/w/project", "production", "/home/u/creds.json"] {
+        assert!(record.contains(kept), "{kept} masked in {record}");
+    }
     for secret in ["ghp_abcdefghijkl1234567890", "hunter2!", "tok-abcdef-123"] {
         assert!(!record.contains(secret), "{secret} in {record}");
     }
