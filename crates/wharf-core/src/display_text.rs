@@ -28,6 +28,10 @@ fn is_invisible(c: char) -> bool {
 /// embeddings, overrides and isolates, marks, zero-width characters, tags, the BOM), line and paragraph separators,
 /// and invisible letters.
 pub fn is_hazard(c: char) -> bool {
+    // Most text is ASCII: no table lookup for it.
+    if c.is_ascii() {
+        return c.is_ascii_control();
+    }
     matches!(
         get_general_category(c),
         GeneralCategory::Control
@@ -39,10 +43,11 @@ pub fn is_hazard(c: char) -> bool {
 }
 
 fn is_combining(c: char) -> bool {
-    matches!(
-        get_general_category(c),
-        GeneralCategory::NonspacingMark | GeneralCategory::EnclosingMark
-    )
+    !c.is_ascii()
+        && matches!(
+            get_general_category(c),
+            GeneralCategory::NonspacingMark | GeneralCategory::EnclosingMark
+        )
 }
 
 /// The visible form of a hazard: `\n`, `\r`, `\t`, `\xNN` up to U+00FF, `\u{...}` above.
