@@ -45,6 +45,7 @@ const SECRET_FIELDS: &[&str] = &[
     "id_token",
     "client_secret",
     "api_key",
+    "api-key",
     "apikey",
     "password",
 ];
@@ -206,11 +207,7 @@ fn mask_credentials(text: &str) -> Option<String> {
         for (i, _) in lower.match_indices(scheme) {
             let start = i + scheme.len();
             let len = credential_len(&text[start..]);
-            // "basic auth is ..." is prose: a credential has a digit or padding, a bearer token anything.
-            let credential = &text[start..start + len];
-            let plausible = *scheme == "bearer "
-                || (len >= 8 && credential.chars().any(|c| c.is_ascii_digit() || c == '='));
-            if len > 0 && plausible {
+            if plausible_credential(&text[start..start + len]) {
                 spans.push((start, start + len));
             }
         }
@@ -244,6 +241,12 @@ fn mask_credentials(text: &str) -> Option<String> {
     }
     out.push_str(&text[at..]);
     Some(out)
+}
+
+/// "basic authentication is off", "no bearer token": prose, not a credential. A credential has a character other
+/// than a letter (digits, dots, dashes, padding) or is long.
+fn plausible_credential(word: &str) -> bool {
+    word.len() >= 6 && (word.chars().any(|c| !c.is_ascii_alphabetic()) || word.len() >= 20)
 }
 
 /// Where a field's value starts after its name: `": "`, `=`, `:` with optional quotes and spaces (a JSON field, a

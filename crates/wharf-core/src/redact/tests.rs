@@ -90,6 +90,7 @@ fn credentials_in_fields_and_schemes_are_masked_without_knowing_them() {
         ),
         ("authorization: bearer ey.J0.k", "ey.J0.k"),
         ("password=hunter22", "hunter22"),
+        ("x-api-key: sk-ant-api03-abc", "sk-ant-api03-abc"),
     ] {
         let masked = redactor.redact_secrets(text);
         assert!(!masked.contains(gone), "{text} -> {masked}");
@@ -99,6 +100,7 @@ fn credentials_in_fields_and_schemes_are_masked_without_knowing_them() {
         "basic authentication is not enabled",
         "passwords are hashed",
         "the token_type is Bearer",
+        "no bearer token was sent",
     ] {
         assert_eq!(redactor.redact_secrets(prose), prose);
     }
