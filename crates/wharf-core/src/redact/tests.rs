@@ -119,3 +119,58 @@ fn json_records_are_masked_string_by_string() {
     assert!(!value.to_string().contains("key-0123456789"), "{value}");
     assert_eq!(value["n"], 1);
 }
+
+mod fuzz {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    const SECRET: &str = "s3cr3t-value-xyz";
+
+    fn around() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            "\\PC{0,6}",
+            prop::sample::select(vec![
+                "Bearer ",
+                "bearer",
+                "Basic ",
+                "access_token",
+                "\": \"",
+                "=",
+                ":",
+                "\"",
+                " ",
+                "é",
+                "\u{202e}",
+                "password",
+                "api-key: ",
+                "&",
+                "}",
+            ])
+            .prop_map(str::to_string),
+        ];
+        prop::collection::vec(piece, 0..8).prop_map(|p| p.concat())
+    }
+
+    proptest! {
+        #[test]
+        fn fuzz_a_known_secret_never_survives(before in around(), after in around()) {
+            let config = Config {
+                input_values: vec![Secret::new(SECRET)],
+                ..Config::default()
+            };
+            let redactor = Redactor::default();
+            redactor.learn(&config);
+            let text = format!("{before}{SECRET}{after}");
+            let masked = redactor.redact_secrets(&text);
+            prop_assert!(!masked.contains(SECRET), "{:?} -> {:?}", text, masked);
+            prop_assert!(!redactor.redact(&text).contains(SECRET));
+        }
+
+        #[test]
+        fn fuzz_any_text_is_masked_without_panic(text in "\\PC{0,40}", more in around()) {
+            let redactor = Redactor::default();
+            let _ = redactor.redact(&format!("{text}{more}"));
+        }
+    }
+}
