@@ -35,7 +35,10 @@ fn assert_spoken_once(out: &Output) -> Vec<String> {
     let err = stderr_text(out);
     let lines: Vec<String> = err.lines().map(str::to_string).collect();
     for line in &lines {
-        assert!(line.starts_with("wharf: "), "not Wharf's words: {line:?}\n{err}");
+        assert!(
+            line.starts_with("wharf: "),
+            "not Wharf's words: {line:?}\n{err}"
+        );
         for level in ["TRACE", "DEBUG", "INFO", "WARN", "ERROR"] {
             assert!(
                 !line.contains(&format!("{level} ")),
@@ -87,7 +90,10 @@ fn an_unreachable_server_is_one_line_the_reason() {
     assert_eq!(out.status.code(), Some(2));
     let lines = assert_spoken_once(&out);
     assert_eq!(lines.len(), 1, "{lines:#?}");
-    assert!(lines[0].starts_with("wharf: web: cannot connect"), "{lines:#?}");
+    assert!(
+        lines[0].starts_with("wharf: web: cannot connect"),
+        "{lines:#?}"
+    );
 }
 
 #[test]
@@ -106,7 +112,11 @@ fn listing_every_server_names_each_failure_once_and_still_succeeds() {
         );
     }
     let tools = stdout_json(&out);
-    assert!(tools.as_array().unwrap().iter().any(|t| t["server"] == "good"));
+    assert!(tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t["server"] == "good"));
 }
 
 #[test]
@@ -120,7 +130,8 @@ fn log_lines_come_when_wharf_log_asks() {
     assert_eq!(out.status.code(), Some(2));
     let err = stderr_text(&out);
     assert!(
-        err.lines().any(|l| l.contains("WARN") && l.contains("ignored a line that is not JSON")),
+        err.lines()
+            .any(|l| l.contains("WARN") && l.contains("ignored a line that is not JSON")),
         "{err}"
     );
     assert!(!err.contains('\u{1b}'), "no colours in a log: {err}");
