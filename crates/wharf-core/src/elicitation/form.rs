@@ -13,7 +13,7 @@ use serde_json::{Map, Number, Value};
 mod answer;
 mod credential;
 pub use answer::validate;
-pub use credential::looks_like_credential;
+pub use credential::{description_asks_for_credential, looks_like_credential};
 
 /// A form: its fields in the server's order (serde_json keeps object order here).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -317,10 +317,12 @@ fn parse_field(name: &str, prop: &Value, required: bool) -> Result<FormField, Ou
         None | Some(Value::Null) => None,
         Some(d) => Some(check_default(name, &kind, d)?),
     };
-    let credential = [Some(name), title.as_deref()]
-        .into_iter()
-        .flatten()
-        .any(looks_like_credential)
+    let text_field = matches!(kind, FieldKind::String { .. });
+    let credential = says_secret(p)
+        || [Some(name), title.as_deref()]
+            .into_iter()
+            .flatten()
+            .any(|label| credential::label_asks_for_credential(label, text_field))
         || description
             .as_deref()
             .is_some_and(credential::description_asks_for_credential);
@@ -334,6 +336,15 @@ fn parse_field(name: &str, prop: &Value, required: bool) -> Result<FormField, Ou
         credential,
         kind,
     })
+}
+
+/// The schema itself says the value is a secret: `writeOnly: true` (what JSON Schema says of a value that is sent
+/// but never shown back), or a `format` that names a secret (`password`, as Pydantic's `SecretStr` writes it).
+fn says_secret(p: &Map<String, Value>) -> bool {
+    p.get("writeOnly") == Some(&Value::Bool(true))
+        || p.get("format")
+            .and_then(Value::as_str)
+            .is_some_and(looks_like_credential)
 }
 
 fn text(name: &str, p: &Map<String, Value>, key: &str) -> Result<Option<String>, OutOfSubset> {
@@ -382,6 +393,9 @@ fn parse_string(name: &str, p: &Map<String, Value>) -> Result<Parsed, OutOfSubse
         Some("uri") => Some(StringFormat::Uri),
         Some("date") => Some(StringFormat::Date),
         Some("date-time") => Some(StringFormat::DateTime),
+        // Not a format JSON Schema checks, but a hint that the field is a secret: the field is plain text, flagged
+        // as a credential (the user is warned) rather than declined unseen.
+        Some(secret) if looks_like_credential(secret) => None,
         Some(other) => {
             let known = "Wharf checks email, uri, date and date-time only";
             return Err(at(

@@ -1,131 +1,101 @@
 //! Whether a form field asks for a credential, which the spec forbids in form mode: the user is warned and told the
 //! server should have used URL mode. A warning, never a refusal, so a false alarm costs little; a miss lets a secret
-//! through a form unremarked, so the words are matched generously but as whole words.
+//! through a form unremarked, and the server chooses the words: so the text is read as a person would read it, not
+//! as it is encoded, and the words are matched generously but as whole words.
 //!
-//! The rule. The text (a field's name, title or description) is cut into words at anything not a letter or digit
-//! (`api_key`, `API-KEY`, "API key") and where lower case turns to upper (`apiKey`; `APIKey` before its last
-//! capital), then lower-cased with trailing digits dropped (`cvv2`, `pin1`). It is a credential when its words contain
-//! one of the runs of `RUNS`, or a run written as one word (`apikey`, `creditcard`, `onetimecode`), the last word
-//! possibly plural (`api keys`). Whole words only: `tokenizer`, `keyboard`, `pinned`, `secretary` are other words, and
-//! a lone `key` or `card` is no secret (`sort key`, `card title`). The abbreviations `pw` and `pwd` count: a form
-//! field so named asks for a password (the contract's own example is `pw`). Two exceptions:
-//! - `token` beside a word of quantity, and the plural `tokens`, are about language models, not credentials ("max
-//!   tokens", "token count", "token budget"); likewise `pins` (map pins) is not a PIN;
-//! - a word merely containing `password`, `passwd`, `passphrase` or `passcode` counts (`dbpassword`,
-//!   `newpasscode`): no innocent word contains them.
+//! Reading. Each text (a field's name, title or description) is first put in one normal form (`normal.rs`): NFKC
+//! (fullwidth and mathematical letters, ligatures), invisible characters dropped (zero-width joiners and spaces, soft
+//! hyphens, bidi controls, variation selectors), accents dropped. It is cut into words at anything not a letter or
+//! digit (`api_key`, `API-KEY`, "API key"), where a script without spaces begins or ends (`PINコード`), and where
+//! lower case turns to upper (`apiKey`; `APIKey` before its last capital); and, since a server can turn case at will
+//! (`PaSsWoRd`), also at separators only. Each word is then spelled in several readings, lower-cased: as written
+//! (trailing digits dropped: `cvv2`, `pin1`); with look-alike letters of other scripts folded to the Latin ones they
+//! imitate, by Unicode's confusables table (`раssword` with Cyrillic letters, `ᴘᴀꜱꜱᴡᴏʀᴅ`); and with digits and
+//! symbols read as letters (`passw0rd`, `p@$$word`, `s3cr3t`; `1` as `i` and as `l`). A text is a credential when
+//! any reading of it holds a term (`english.rs`, `languages.rs`):
+//! - a run of whole words (`api key`), or the run written as one word (`apikey`), the last word possibly plural
+//!   (`api keys`); whole words only: `tokenizer`, `keyboard`, `pinned`, `secretary` are other words, and a lone `key`
+//!   or `card` is no secret (`sort key`, `card title`);
+//! - consecutive words that join into a term of five letters or more (`pass_word`, `p-a-s-s-w-o-r-d`, `PaSs-WoRd`),
+//!   or of three when spelled out letter by letter (`P.I.N.`); joined words must make the term exactly, so
+//!   `bypass words` is no `passwords`;
+//! - a term no innocent word contains, inside any word (`dbpassword`, `Datenbankpasswort`, `newpasscode`), or the
+//!   stem of an inflected one at a word's start (`пароля`, `hasła`, `şifreniz`);
+//! - in scripts written without spaces, a term anywhere in the text with its separators left out (`新密码`,
+//!   `パスワード`, `비밀번호`), and likewise the Arabic phrases, whose first word takes prefixes.
 //!
-//! Descriptions are read sentence by sentence, and a sentence that negates ("do not give us your PIN") is no request.
+//! Senses. Some words are secrets only in some senses:
+//! - `token` beside a word of quantity, and the plural `tokens`, are about language models ("max tokens", "token
+//!   count"); `pins` are a map's;
+//! - `pass`, `authorization`, `mnemonic`, `clave`, `parola` count in a field's name or title only: in running text
+//!   they are a verb, a process, a memory aid, a keyword; and `pass` beside `boarding`, `count`, `fail`... is another
+//!   pass;
+//! - `pan` is a card's number when written `PAN` in a text that is not all capitals, beside a card word (`card_pan`),
+//!   or the whole name or title of a text field (a numeric `pan` is a camera's).
+//!
+//! Negations. A field whose name or title, or whose schema (`format: "password"`, `writeOnly: true`), says secret is
+//! a credential whatever its description says. A description's negation can only take back the description's own
+//! match, and only what it governs in its sentence (`negation.rs`): "do not enter your password here" asks for no
+//! password, but "Enter your password, we never share it" does. A negation in another language is not read, nor one
+//! of a substring match: the field is then flagged, which errs on the side of the warning.
+//!
+//! Length. A name, title or description longer than `MAX_READ` characters is flagged unread: no form needs one,
+//! and reading every reading of megabytes of text would let a server make the host spend seconds per field.
+//!
+//! What this cannot do: a server that describes the secret without naming it ("the word you log in with") is not
+//! caught; the warning is a safety net, not a guarantee.
 
-/// Runs of words, space-separated.
-const RUNS: &[&str] = &[
-    "password",
-    "passwd",
-    "passphrase",
-    "passcode",
-    "pin",
-    "token",
-    "secret",
-    "api key",
-    "private key",
-    "access key",
-    "card number",
-    "credit card",
-    "debit card",
-    "cc number",
-    "cvv",
-    "cvc",
-    "security code",
-    "iban",
-    "ssn",
-    "social security number",
-    "otp",
-    "totp",
-    "one time code",
-    "one time pin",
-];
+mod english;
+mod languages;
+mod negation;
+mod normal;
+mod terms;
 
-const INSIDE_WORDS: &[&str] = &["password", "passwd", "passphrase", "passcode"];
+use terms::{Context, Place};
 
-/// Abbreviations that count only as whole words: inside a word they are other letters (`upward`).
-const SHORT_WORDS: &[&str] = &["pw", "pwd"];
+/// The longest text read; a longer one counts as naming a secret.
+const MAX_READ: usize = 10_000;
 
-/// Words that, in a sentence of a description, say the secret is NOT asked for ("do not give us your PIN").
-const NEGATIONS: &[&str] = &["not", "never", "no", "don", "dont", "without", "avoid"];
-
-/// A field's description asks for a credential when one of its sentences (or parenthesised asides) names one and
-/// does not say the opposite: "Your favorite integer (do not give us your phone number, pin, or other sensitive
-/// info)" is about an integer.
-pub fn description_asks_for_credential(description: &str) -> bool {
-    description
-        .split(['.', ';', '(', ')', '!', '?', '\n'])
-        .filter(|sentence| {
-            let words = words(sentence);
-            !words.iter().any(|w| NEGATIONS.contains(&w.as_str()))
-        })
-        .any(looks_like_credential)
+fn too_long(text: &str) -> bool {
+    text.len() > MAX_READ && text.chars().nth(MAX_READ).is_some()
 }
 
-const QUANTITY_WORDS: &[&str] = &[
-    "count", "limit", "max", "min", "maximum", "minimum", "budget", "usage", "length",
-];
-
+/// A field's name or title names a secret. For a field of any kind: see `label_asks_for_credential`.
 pub fn looks_like_credential(text: &str) -> bool {
-    let words = words(text);
-    let word = |i: usize| words.get(i).map(String::as_str);
-    if words
-        .iter()
-        .any(|w| INSIDE_WORDS.iter().any(|s| w.contains(s)) || SHORT_WORDS.contains(&w.as_str()))
-    {
+    label_asks_for_credential(text, true)
+}
+
+/// A field's name or title names a secret; `text_field` says the field takes free text (a numeric `pan` is a
+/// camera's).
+pub(super) fn label_asks_for_credential(text: &str, text_field: bool) -> bool {
+    if too_long(text) {
         return true;
     }
-    (0..words.len()).any(|i| {
-        RUNS.iter().any(|run| {
-            let run: Vec<&str> = run.split(' ').collect();
-            let last = run.len().saturating_sub(1);
-            let plural_ok = !matches!(run.last(), Some(&"token" | &"pin"));
-            let same = |w: Option<&str>, expected: &str, may_be_plural: bool| {
-                w == Some(expected)
-                    || (may_be_plural && w.and_then(|w| w.strip_suffix('s')) == Some(expected))
-            };
-            let spelled = run
-                .iter()
-                .enumerate()
-                .all(|(k, r)| same(word(i + k), r, plural_ok && k == last));
-            let glued = run.len() > 1 && same(word(i), &run.concat(), plural_ok);
-            let about_quantity = run == ["token"]
-                && [i.checked_sub(1).and_then(word), word(i + 1)]
-                    .into_iter()
-                    .flatten()
-                    .any(|w| QUANTITY_WORDS.contains(&w));
-            (spelled || glued) && !about_quantity
-        })
-    })
+    let context = Context {
+        place: Place::Label,
+        text_field,
+    };
+    !terms::scan(&normal::normal_chars(text), context).is_empty()
 }
 
-fn words(text: &str) -> Vec<String> {
-    let chars: Vec<char> = text.chars().collect();
-    let mut words = Vec::new();
-    let mut current = String::new();
-    for (i, &c) in chars.iter().enumerate() {
-        let prev = i.checked_sub(1).and_then(|j| chars.get(j));
-        let next = chars.get(i + 1);
-        let case_turn = c.is_uppercase()
-            && prev.is_some_and(|p| {
-                p.is_lowercase()
-                    || p.is_ascii_digit()
-                    || (p.is_uppercase() && next.is_some_and(|n| n.is_lowercase()))
-            });
-        if !c.is_alphanumeric() || case_turn {
-            words.push(std::mem::take(&mut current));
-        }
-        if c.is_alphanumeric() {
-            current.extend(c.to_lowercase());
-        }
+/// A field's description asks for a credential: it names one, and no negation governs that mention. "Your favorite
+/// integer (do not give us your phone number, pin, or other sensitive info)" is about an integer.
+pub fn description_asks_for_credential(description: &str) -> bool {
+    if too_long(description) {
+        return true;
     }
-    words.push(current);
-    words
-        .into_iter()
-        .map(|w| w.trim_end_matches(|c: char| c.is_ascii_digit()).to_string())
-        .filter(|w| !w.is_empty())
-        .collect()
+    let chars = normal::normal_chars(description);
+    let context = Context {
+        place: Place::Anywhere,
+        text_field: true,
+    };
+    let found = terms::scan(&chars, context);
+    if found.is_empty() {
+        return false;
+    }
+    let negated = negation::negated_spans(&chars);
+    found.into_iter().any(|at| match at {
+        Some(at) => !negated.iter().any(|span| span.contains(&at)),
+        None => true,
+    })
 }

@@ -1,0 +1,198 @@
+//! The names of secrets in other common languages. Written as a native writer would (accents, `ß`, `ł`): the
+//! terms pass through the same normal form as the text, so `contraseña` also finds `contrasena` and `hasło` finds
+//! `haslo`. Languages whose words take endings are matched by stem (`Prefix`); scripts written without spaces, and
+//! Arabic phrases (whose first word takes prefixes), as substrings (`Squeezed`).
+
+use super::terms::{inside, prefix, squeezed, words, Term};
+
+/// `clave` is also a key of a table or a keyword.
+const OTHER_CLAVES: &[&str] = &[
+    "palabra", "palabras", "primaria", "publica", "foranea", "unica", "valor",
+];
+
+/// `parola` is Italian for "word" (`parola chiave`, keyword); Turkish and Romanian for password.
+const OTHER_PAROLAS: &[&str] = &["chiave", "chiavi"];
+
+pub(super) const TERMS: &[Term] = &[
+    // German.
+    inside("Passwort"),
+    inside("Kennwort"),
+    inside("Geheimzahl"),
+    inside("Geheimnummer"),
+    inside("Geheimcode"),
+    inside("Kartennummer"),
+    inside("Kartenprüfnummer"),
+    inside("Sicherheitscode"),
+    inside("Zugangscode"),
+    words("Zugangsdaten"),
+    // French.
+    words("mot de passe"),
+    words("mots de passe"),
+    words("mdp"),
+    words("code secret"),
+    words("code confidentiel"),
+    words("numéro de carte"),
+    words("code de sécurité"),
+    words("code de vérification"),
+    words("cryptogramme"),
+    words("clé privée"),
+    words("clé secrète"),
+    words("jeton d'accès"),
+    // Spanish.
+    inside("contraseña"),
+    words("clave")
+        .singular()
+        .label_only()
+        .not_beside(OTHER_CLAVES),
+    words("clave de acceso"),
+    words("clave secreta"),
+    words("clave privada"),
+    words("número de tarjeta"),
+    words("tarjeta de crédito"),
+    words("tarjeta de débito"),
+    words("código de seguridad"),
+    words("código de verificación"),
+    // Portuguese.
+    prefix("senha"),
+    words("palavra-passe"),
+    words("número do cartão"),
+    words("cartão de crédito"),
+    words("código de segurança"),
+    words("código de verificação"),
+    words("chave privada"),
+    words("chave secreta"),
+    // Italian.
+    words("parola d'ordine"),
+    words("parola segreta"),
+    words("codice segreto"),
+    words("numero della carta"),
+    words("numero di carta"),
+    words("carta di credito"),
+    words("codice di sicurezza"),
+    words("codice di verifica"),
+    words("chiave privata"),
+    words("chiave segreta"),
+    // Turkish, Romanian (`parola`, `parolă`).
+    words("parola")
+        .singular()
+        .label_only()
+        .not_beside(OTHER_PAROLAS),
+    prefix("parolanız"),
+    prefix("şifre"),
+    words("kart numarası"),
+    words("güvenlik kodu"),
+    words("doğrulama kodu"),
+    words("özel anahtar"),
+    // Dutch, Scandinavian, Finnish, Hungarian, Czech and Slovak.
+    inside("wachtwoord"),
+    inside("toegangscode"),
+    inside("beveiligingscode"),
+    inside("kaartnummer"),
+    inside("lösenord"),
+    inside("passord"),
+    inside("adgangskode"),
+    inside("kodeord"),
+    inside("salasana"),
+    inside("jelszó"),
+    prefix("hesl"),
+    // Indonesian, Malay, Vietnamese.
+    words("kata sandi"),
+    words("kata laluan"),
+    words("sandi").label_only(),
+    words("mật khẩu"),
+    // Russian, Ukrainian.
+    prefix("парол"),
+    words("пароль"),
+    prefix("гасл"),
+    words("пин").singular(),
+    words("пін").singular(),
+    words("номер карты"),
+    words("номер картки"),
+    words("код безопасности"),
+    words("код безпеки"),
+    words("код подтверждения"),
+    words("код підтвердження"),
+    words("секретный код"),
+    words("секретный ключ"),
+    words("секретний ключ"),
+    words("закрытый ключ"),
+    words("закритий ключ"),
+    words("приватный ключ"),
+    words("токен").singular(),
+    // Polish.
+    prefix("hasł"),
+    words("kod pin"),
+    words("numer karty"),
+    words("kod bezpieczeństwa"),
+    words("kod weryfikacyjny"),
+    words("klucz prywatny"),
+    // Greek.
+    words("κωδικός πρόσβασης"),
+    inside("συνθηματικό"),
+    // Chinese (simplified and traditional).
+    squeezed("密码"),
+    squeezed("密碼"),
+    squeezed("口令"),
+    squeezed("验证码"),
+    squeezed("驗證碼"),
+    squeezed("卡号"),
+    squeezed("卡號"),
+    squeezed("私钥"),
+    squeezed("私鑰"),
+    squeezed("密钥"),
+    squeezed("密鑰"),
+    squeezed("助记词"),
+    squeezed("助記詞"),
+    squeezed("令牌"),
+    squeezed("安全码"),
+    squeezed("安全碼"),
+    // Japanese.
+    squeezed("パスワード"),
+    squeezed("パスコード"),
+    squeezed("暗証番号"),
+    squeezed("暗証コード"),
+    squeezed("合言葉"),
+    squeezed("認証コード"),
+    squeezed("確認コード"),
+    squeezed("セキュリティコード"),
+    squeezed("カード番号"),
+    squeezed("秘密鍵"),
+    squeezed("トークン"),
+    // Korean. `암호화` is encryption, `암호학` cryptography.
+    squeezed("비밀번호"),
+    squeezed("패스워드"),
+    squeezed("암호").not_beside(&["화", "학"]),
+    squeezed("카드번호"),
+    squeezed("보안코드"),
+    squeezed("인증번호"),
+    squeezed("인증코드"),
+    squeezed("개인키"),
+    squeezed("비밀키"),
+    squeezed("토큰"),
+    squeezed("핀번호"),
+    // Arabic (the ta marbuta often written as ha), Persian, Urdu.
+    squeezed("كلمة المرور"),
+    squeezed("كلمه المرور"),
+    squeezed("كلمة مرور"),
+    squeezed("كلمه مرور"),
+    squeezed("كلمة السر"),
+    squeezed("كلمه السر"),
+    squeezed("كلمة سر"),
+    squeezed("الرقم السري"),
+    squeezed("رقم سري"),
+    squeezed("رمز التحقق"),
+    squeezed("رمز المرور"),
+    squeezed("رقم البطاقة"),
+    squeezed("رمز عبور"),
+    squeezed("گذرواژه"),
+    squeezed("پاس ورڈ"),
+    // Hebrew, Hindi, Bengali, Thai.
+    squeezed("סיסמה"),
+    squeezed("סיסמא"),
+    squeezed("पासवर्ड"),
+    squeezed("पासकोड"),
+    squeezed("कूटशब्द"),
+    squeezed("ओटीपी"),
+    squeezed("পাসওয়ার্ড"),
+    squeezed("รหัสผ่าน"),
+];
