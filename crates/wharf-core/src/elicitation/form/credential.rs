@@ -31,7 +31,8 @@
 //!   they are a verb, a process, a memory aid, a keyword; and `pass` beside `boarding`, `count`, `fail`... is another
 //!   pass;
 //! - `pan` is a card's number when written `PAN` in a text that is not all capitals, beside a card word (`card_pan`),
-//!   or the whole name or title of a text field (a numeric `pan` is a camera's).
+//!   or the whole name or title of a text field; a numeric `pan`, or one beside `tilt`, `zoom` or `id`, is a
+//!   camera's move or a network's (`PAN ID`).
 //!
 //! Negations. A field whose name or title, or whose schema (`format: "password"`, `writeOnly: true`), says secret is
 //! a credential whatever its description says. A description's negation can only take back the description's own

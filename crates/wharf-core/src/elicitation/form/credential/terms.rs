@@ -111,6 +111,10 @@ pub(super) const fn squeezed(text: &'static str) -> Term {
 /// Words that, beside `pan`, make it a card's number.
 const CARD_WORDS: &[&str] = &["card", "cc", "credit", "debit"];
 const LABEL_CARD_WORDS: &[&str] = &["number", "num", "no", "nr"];
+/// Words that, beside `pan`, make it a camera's move or a network (`PAN ID`, a personal area network's).
+const OTHER_PANS: &[&str] = &[
+    "id", "tilt", "zoom", "speed", "angle", "position", "network",
+];
 
 /// Windows of pieces are joined (`pass_word`, `p.a.s.s.w.o.r.d`) up to this many characters: the longest term, and
 /// a plural `s`.
@@ -412,6 +416,9 @@ impl Sequence<'_> {
                 let shouted =
                     self.in_lower_case && self.words[first..=last].iter().all(|(_, p)| p.shouted());
                 let alone = first == 0 && last + 1 == self.words.len();
+                if beside(OTHER_PANS) {
+                    return false;
+                }
                 shouted
                     || beside(CARD_WORDS)
                     || (label && beside(LABEL_CARD_WORDS))

@@ -294,6 +294,8 @@ fn no_false_alarms_from_the_new_readings_and_words() {
         ("panel", false),
         ("span", false),
         ("PANEL", false),
+        ("PAN ID", false),
+        ("pan_speed", false),
         // Other senses of the new words.
         ("authorization_server", false),
         ("authorization_url", false),
