@@ -12,7 +12,7 @@ mod peers;
 use peers::*;
 use serde_json::{json, Value};
 
-fn warnings_shown(era: &str) -> (Value, String) {
+fn warnings_shown(era: &str, tool: &str) -> (Value, String) {
     let server = stdio_server(
         std::path::Path::new("python3"),
         &[fixture("credential_forms.py").to_str().unwrap(), era],
@@ -28,7 +28,7 @@ fn warnings_shown(era: &str) -> (Value, String) {
         .arg(&answers)
         .arg("--events")
         .arg(&events)
-        .args(["call", "forms", "sign_up", "{}"])
+        .args(["call", "forms", tool, "{}"])
         .output()
         .unwrap();
     assert!(out.status.success(), "{era}: {}", stderr_text(&out));
@@ -61,8 +61,23 @@ fn disguised_secret_fields_are_warned_about_in_both_eras() {
         "credential_field:note",
     ]);
     for era in ["legacy", "modern"] {
-        let (warnings, answered) = warnings_shown(era);
+        let (warnings, answered) = warnings_shown(era, "sign_up");
         assert_eq!(warnings, expected, "{era}");
+        assert_eq!(answered, "decline", "{era}");
+    }
+}
+
+/// Secrets named by the schema alone (`format: password`, `writeOnly`) are warned about too: the form is read from
+/// the request as the server wrote it, keywords rmcp does not model included.
+#[test]
+fn secrets_named_only_by_the_schema_are_warned_about_in_both_eras() {
+    for era in ["legacy", "modern"] {
+        let (warnings, answered) = warnings_shown(era, "sign_up_hinted");
+        assert_eq!(
+            warnings,
+            json!(["credential_field:y", "credential_field:z"]),
+            "{era}"
+        );
         assert_eq!(answered, "decline", "{era}");
     }
 }
