@@ -1,9 +1,9 @@
-//! A server's words on the user's terminal (tests/fixtures/terminal_server.py): a URL elicitation whose message
-//! tries every trick a terminal obeys (SGR conceal, cursor up and line erase, an OSC 8 `file://` link, an OSC 52
-//! clipboard write, an OSC 0 title, `\r`, C1 controls, a bidi override, zero-width characters) and draws a fake
-//! `URL:` block with a fake question. `wharf` runs on a real pseudo-terminal (python's `pty`), and the test reads
-//! the bytes written to it: none of the server's controls arrives, the tricks are shown as escapes, Wharf's own
-//! URL and host lines come after the message and right before the question, and the browser gets the real URL.
+//! A server's words on the user's terminal (tests/fixtures/terminal_server.py, in either era): a URL elicitation
+//! whose message tries every trick a terminal obeys (SGR conceal, cursor up and line erase, an OSC 8 `file://` link,
+//! an OSC 52 clipboard write, an OSC 0 title, `\r`, C1 controls, a bidi override, zero-width characters) and draws a
+//! fake `URL:` block with a fake question. `wharf` runs on a real pseudo-terminal (python's `pty`), and the test
+//! reads the bytes written to it: none of the server's controls arrives, the tricks are shown as escapes, Wharf's
+//! own URL and host lines come after the message and right before the question, and the browser gets the real URL.
 
 // Integration tests: a failed unwrap is a failed test, with its message.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -66,9 +66,10 @@ struct Rig {
 }
 
 impl Rig {
-    fn new() -> Rig {
+    /// The hostile server in `era` ("legacy": `elicitation/create` requests; "modern": MRTR input requests).
+    fn new(era: &str) -> Rig {
         let server = json!({"type": "stdio", "command": "python3",
-            "args": [fixture("terminal_server.py")]});
+            "args": [fixture("terminal_server.py"), era]});
         let scratch = Scratch::new(json!({"servers": {"t": server}}));
         let dir = scratch.dir.path();
         let opened = dir.join("opened.txt");
@@ -158,7 +159,13 @@ fn screen_lines(screen: &str) -> Vec<&str> {
 
 #[test]
 fn a_url_message_cannot_draw_on_the_terminal_and_wharfs_url_comes_last() {
-    let rig = Rig::new();
+    for era in ["legacy", "modern"] {
+        url_message_cannot_draw(era);
+    }
+}
+
+fn url_message_cannot_draw(era: &str) {
+    let rig = Rig::new(era);
     let screen = rig.on_terminal("open_page", json!([[URL_QUESTION, "a\n"]]));
     // Each trick is there to read, as an escape.
     for shown in [
@@ -172,7 +179,7 @@ fn a_url_message_cannot_draw_on_the_terminal_and_wharfs_url_comes_last() {
         "\\u{202e}gnp.exe",
         "zero\\u{200b}width\\u{2060}",
     ] {
-        assert!(screen.contains(shown), "{shown} not shown: {screen}");
+        assert!(screen.contains(shown), "{era}: {shown} not shown: {screen}");
     }
     let lines = screen_lines(&screen);
     let question = lines
@@ -195,13 +202,19 @@ fn a_url_message_cannot_draw_on_the_terminal_and_wharfs_url_comes_last() {
             assert!(line.starts_with("  | "), "unquoted server line {line:?}");
         }
     }
-    assert!(screen.contains("page: accept"), "{screen}");
+    assert!(screen.contains("page: accept"), "{era}: {screen}");
     assert_eq!(rig.opened(1), vec!["https://real.example.com/login"]);
 }
 
 #[test]
 fn form_titles_descriptions_defaults_and_choices_cannot_draw_either() {
-    let rig = Rig::new();
+    for era in ["legacy", "modern"] {
+        form_cannot_draw(era);
+    }
+}
+
+fn form_cannot_draw(era: &str) {
+    let rig = Rig::new(era);
     let screen = rig.on_terminal(
         "fill_form",
         json!([
@@ -214,7 +227,7 @@ fn form_titles_descriptions_defaults_and_choices_cannot_draw_either() {
         "\\x1b[8mName\\x1b]0;t\\x07 (required)",
         "Colour\\r (one of: red (\\x9b31mred), blue (b\\u{202e}eulb))",
     ] {
-        assert!(screen.contains(shown), "{shown} not shown: {screen}");
+        assert!(screen.contains(shown), "{era}: {shown} not shown: {screen}");
     }
     let lines = screen_lines(&screen);
     let question = lines
@@ -237,7 +250,7 @@ fn run(rig: &Rig, args: &[&str]) -> Output {
 
 #[test]
 fn stderr_lines_and_stdout_json_carry_no_server_control_either() {
-    let rig = Rig::new();
+    let rig = Rig::new("legacy");
     // A JSON-RPC error: the reason line, one line, the tricks escaped.
     let out = run(&rig, &["call", "t", "fail_rpc"]);
     assert_eq!(out.status.code(), Some(2));
