@@ -9,6 +9,7 @@
 //! a program reads back (the events file, JSON on stdout), where masking a workspace path would break them.
 
 use std::borrow::Cow;
+use std::collections::VecDeque;
 use std::sync::{Arc, RwLock};
 
 use serde_json::Value;
@@ -63,6 +64,44 @@ struct Known {
 
 #[derive(Debug, Clone, Default)]
 pub struct Redactor(Arc<RwLock<Known>>);
+
+/// Secrets Wharf comes to hold while it runs (API keys and `${input:}` values read from the keyring, OAuth tokens).
+/// They are in no configuration, so [`Redactor::learn`] cannot know them: every redactor of the process masks them.
+static RUNTIME_SECRETS: RwLock<RuntimeSecrets> = RwLock::new(RuntimeSecrets {
+    learned: VecDeque::new(),
+    longest_first: Vec::new(),
+});
+
+/// The most runtime secrets kept: a long session refreshes its tokens now and then, and the oldest (long expired)
+/// make room.
+const MAX_RUNTIME_SECRETS: usize = 1024;
+
+struct RuntimeSecrets {
+    /// In the order learned, to forget the oldest first.
+    learned: VecDeque<String>,
+    /// The same, longest first, so a secret that contains another goes whole.
+    longest_first: Vec<String>,
+}
+
+/// Makes every redactor of the process mask `value` (and, for `Scheme credential`, the credential alone) from now
+/// on, in both strengths.
+pub fn learn_runtime_secret(value: &str) {
+    let values = ordered(with_credential(value));
+    let Ok(mut runtime) = RUNTIME_SECRETS.write() else {
+        return;
+    };
+    for value in values {
+        if runtime.learned.contains(&value) {
+            continue;
+        }
+        if runtime.learned.len() >= MAX_RUNTIME_SECRETS {
+            runtime.learned.pop_front();
+        }
+        runtime.learned.push_back(value);
+    }
+    let all: Vec<String> = runtime.learned.iter().cloned().collect();
+    runtime.longest_first = ordered(all);
+}
 
 /// Whether an env variable or header called `name` holding `value` is to be treated as a secret.
 /// A path is never the secret itself (`GOOGLE_APPLICATION_CREDENTIALS=/home/u/creds.json` names where it is).
@@ -187,6 +226,13 @@ impl Redactor {
                 .iter()
                 .chain(known.others.iter().filter(|_| all));
             for value in values {
+                if out.contains(value.as_str()) {
+                    out = Cow::Owned(out.replace(value.as_str(), MASK));
+                }
+            }
+        }
+        if let Ok(runtime) = RUNTIME_SECRETS.read() {
+            for value in &runtime.longest_first {
                 if out.contains(value.as_str()) {
                     out = Cow::Owned(out.replace(value.as_str(), MASK));
                 }

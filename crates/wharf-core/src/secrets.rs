@@ -153,6 +153,10 @@ impl SecretStore {
         validate_name(name)?;
         let backend = self.backend;
         let found = backend::off_runtime(|| backend::get(backend, name))?;
+        // Whatever echoes it later (a server quoting a header, a provider quoting the key) must not print it.
+        if let Some(value) = &found {
+            crate::redact::learn_runtime_secret(value);
+        }
         tracing::debug!(
             name,
             backend = backend.as_str(),

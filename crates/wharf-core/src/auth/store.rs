@@ -213,6 +213,17 @@ impl ServerCredentials {
     }
 }
 
+/// The tokens a sign-in holds are masked in everything Wharf prints from now on, whoever echoes them.
+fn learn_tokens(credentials: &StoredCredentials) {
+    use oauth2::TokenResponse;
+    if let Some(tokens) = &credentials.token_response {
+        crate::redact::learn_runtime_secret(tokens.access_token().secret());
+        if let Some(refresh) = tokens.refresh_token() {
+            crate::redact::learn_runtime_secret(refresh.secret());
+        }
+    }
+}
+
 fn store_error(reason: String) -> RmcpAuthError {
     RmcpAuthError::CredentialStoreError(reason)
 }
@@ -223,11 +234,17 @@ impl CredentialStore for ServerCredentials {
         if !self.armed.load(Ordering::SeqCst) {
             return Ok(None);
         }
-        self.with_entry(|e| (e.by_issuer.get(&e.current).cloned(), false))
-            .await
+        let found = self
+            .with_entry(|e| (e.by_issuer.get(&e.current).cloned(), false))
+            .await?;
+        if let Some(credentials) = &found {
+            learn_tokens(credentials);
+        }
+        Ok(found)
     }
 
     async fn save(&self, credentials: StoredCredentials) -> Result<(), RmcpAuthError> {
+        learn_tokens(&credentials);
         // What was just saved came from this run's own sign-in.
         self.arm();
         self.with_entry(|e| {

@@ -174,3 +174,21 @@ mod fuzz {
         }
     }
 }
+
+#[test]
+fn secrets_learned_at_run_time_are_masked_by_every_redactor() {
+    // A token from a sign-in, an API key from the keyring: in no configuration, yet masked in both strengths, by a
+    // redactor made before and one made after, and inside a Bearer header alone.
+    let before = Redactor::default();
+    learn_runtime_secret("runtime-token-7f3a9c1e");
+    learn_runtime_secret("Bearer runtime-bearer-55d0e2");
+    let after = Redactor::default();
+    for r in [&before, &after] {
+        let line = "echo: runtime-token-7f3a9c1e and runtime-bearer-55d0e2";
+        assert_eq!(r.redact(line), "echo: [redacted] and [redacted]");
+        assert_eq!(r.redact_secrets(line), "echo: [redacted] and [redacted]");
+    }
+    // Too short to be a secret worth garbling every line for.
+    learn_runtime_secret("abc");
+    assert_eq!(after.redact("abc"), "abc");
+}
