@@ -24,6 +24,32 @@ fn is_invisible(c: char) -> bool {
     )
 }
 
+/// Unicode's Default_Ignorable_Code_Point (characters drawn as nothing: zero-width characters, bidi controls, soft
+/// hyphen, Hangul fillers, variation selectors, tag characters) and the interlinear annotation controls. What makes
+/// a word or a URL read differently from what it holds, wherever Wharf reads or shows server text.
+pub fn is_default_ignorable(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}'
+            | '\u{034F}'
+            | '\u{061C}'
+            | '\u{115F}'..='\u{1160}'
+            | '\u{17B4}'..='\u{17B5}'
+            | '\u{180B}'..='\u{180F}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{206F}'
+            | '\u{3164}'
+            | '\u{FE00}'..='\u{FE0F}'
+            | '\u{FEFF}'
+            | '\u{FFA0}'
+            | '\u{FFF0}'..='\u{FFFB}'
+            | '\u{1BCA0}'..='\u{1BCA3}'
+            | '\u{1D173}'..='\u{1D17A}'
+            | '\u{E0000}'..='\u{E0FFF}'
+    )
+}
+
 /// Whether `c` must be shown as an escape rather than as itself: controls (C0, DEL, C1), format characters (bidi
 /// embeddings, overrides and isolates, marks, zero-width characters, tags, the BOM), line and paragraph separators,
 /// and invisible letters.

@@ -65,30 +65,10 @@ fn is_accent(c: char) -> bool {
     is_combining_mark(c) && c.script() == Script::Inherited
 }
 
-/// Unicode's Default_Ignorable_Code_Point (drawn as nothing), the interlinear annotation controls, and the Arabic
-/// tatweel, which only stretches a word.
+/// What is drawn as nothing (see [`crate::display_text::is_default_ignorable`]), and the Arabic tatweel, which only
+/// stretches a word.
 fn is_invisible(c: char) -> bool {
-    matches!(
-        c,
-        '\u{AD}'
-            | '\u{34F}'
-            | '\u{61C}'
-            | '\u{640}'
-            | '\u{115F}'..='\u{1160}'
-            | '\u{17B4}'..='\u{17B5}'
-            | '\u{180B}'..='\u{180F}'
-            | '\u{200B}'..='\u{200F}'
-            | '\u{202A}'..='\u{202E}'
-            | '\u{2060}'..='\u{206F}'
-            | '\u{3164}'
-            | '\u{FE00}'..='\u{FE0F}'
-            | '\u{FEFF}'
-            | '\u{FFA0}'
-            | '\u{FFF0}'..='\u{FFFB}'
-            | '\u{1BCA0}'..='\u{1BCA3}'
-            | '\u{1D173}'..='\u{1D17A}'
-            | '\u{E0000}'..='\u{E0FFF}'
-    )
+    c == '\u{640}' || crate::display_text::is_default_ignorable(c)
 }
 
 /// Letters drawn in a circle or a square, and the regional indicators, which NFKC does not map: `🅿🅰🆂🆂`.
