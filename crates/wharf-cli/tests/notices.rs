@@ -94,6 +94,11 @@ fn an_unreachable_server_is_one_line_the_reason() {
         lines[0].starts_with("wharf: web: cannot connect"),
         "{lines:#?}"
     );
+    // In words the user can act on: what was refused, not the Rust types of the transport.
+    assert!(lines[0].contains("Connection refused"), "{lines:#?}");
+    for internal in ["wharf_core::", "rmcp::", "Transport ["] {
+        assert!(!lines[0].contains(internal), "{lines:#?}");
+    }
 }
 
 #[test]

@@ -7,6 +7,8 @@
 mod catalog;
 mod handler;
 mod http;
+mod init_error;
+use init_error::init_error;
 mod listen;
 mod mrtr;
 mod stdio;
@@ -17,9 +19,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{ClientConfig, Implementation, ProtocolVersion};
-use rmcp::service::{
-    ClientInitializeError, ClientLifecycleMode, RoleClient, RunningService, ServiceError,
-};
+use rmcp::service::{ClientLifecycleMode, RoleClient, RunningService, ServiceError};
 use serde::Serialize;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -213,17 +213,6 @@ fn lifecycle(era: Era) -> ClientLifecycleMode {
             preferred_versions: vec![ProtocolVersion::V_2026_07_28],
         },
         Era::Legacy => ClientLifecycleMode::Initialize,
-    }
-}
-
-fn init_error(e: ClientInitializeError) -> ConnectionError {
-    match e {
-        ClientInitializeError::JsonRpcError(data) => ConnectionError::Server {
-            code: data.code.0,
-            message: data.message.to_string(),
-            data: data.data,
-        },
-        other => ConnectionError::Connect(other.to_string()),
     }
 }
 
