@@ -54,6 +54,17 @@ impl EventsFile {
             }
             match &event {
                 HostEvent::ServerError {
+                    server,
+                    code: "server_exited",
+                    message,
+                } => output::say_exit(
+                    server,
+                    message,
+                    message
+                        .strip_prefix(wharf_core::host::SERVER_STOPPED)
+                        .unwrap_or(message),
+                ),
+                HostEvent::ServerError {
                     server, message, ..
                 } => output::say(&format!("{server}: {message}")),
                 HostEvent::Notice {

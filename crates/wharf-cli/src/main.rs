@@ -139,7 +139,10 @@ fn main() -> ExitCode {
         Err(e) => return fail(&format!("cannot start the async runtime: {e}")),
     };
     match runtime.block_on(run(cli)) {
-        Ok(code) => code,
+        Ok(code) => {
+            output::finish();
+            code
+        }
         Err(Failure(reason)) => fail(&reason),
     }
 }
@@ -298,6 +301,7 @@ fn user_agent(cli: &Cli) -> Result<Arc<dyn UserAgent>, Failure> {
 }
 
 async fn one_shot(host: &Host, command: Command) -> Result<ExitCode, Failure> {
+    output::hold_exit_notices();
     match command {
         Command::Servers => {
             host.start_all().await;

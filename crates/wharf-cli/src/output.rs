@@ -26,10 +26,65 @@ fn redactor() -> &'static Redactor {
     REDACTOR.get_or_init(Redactor::default)
 }
 
-/// Set once the final reason is written: nothing comes after it, so it stays the last line.
-fn stderr_closed() -> &'static Mutex<bool> {
-    static CLOSED: Mutex<bool> = Mutex::new(false);
-    &CLOSED
+/// What stderr has said and holds back.
+struct Stderr {
+    /// Set once the final reason is written: nothing comes after it, so it stays the last line.
+    closed: bool,
+    /// In a one-shot command, why a server stopped is held back: a call in flight on it fails with the same reason,
+    /// said last, and saying it before as well would tell one fact twice.
+    hold_exits: bool,
+    /// The held lines, each with the fact it tells (as [`line`] shows it).
+    held: Vec<(String, String)>,
+}
+
+impl Stderr {
+    fn write_held(&mut self, unless_in: Option<&str>) {
+        for (shown, fact) in std::mem::take(&mut self.held) {
+            if unless_in.is_some_and(|reason| reason.contains(&fact)) {
+                continue;
+            }
+            let _ = std::io::stderr().write_all(shown.as_bytes());
+        }
+    }
+}
+
+fn stderr_state() -> std::sync::MutexGuard<'static, Stderr> {
+    static STATE: Mutex<Stderr> = Mutex::new(Stderr {
+        closed: false,
+        hold_exits: false,
+        held: Vec::new(),
+    });
+    STATE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// From now on, why a server stopped waits to be said until something else is (see [`Stderr::hold_exits`]).
+pub fn hold_exit_notices() {
+    stderr_state().hold_exits = true;
+}
+
+/// That `server` stopped, `why` being the reason its connection gives: said at once, or held back in a one-shot
+/// command until the next line, the final reason (which may already say it) or the end.
+pub fn say_exit(server: &str, message: &str, why: &str) {
+    let shown = format!("wharf: {}\n", line(&format!("{server}: {message}")));
+    let mut state = stderr_state();
+    if state.closed {
+        return;
+    }
+    if state.hold_exits {
+        state.held.push((shown, line(why)));
+    } else {
+        let _ = std::io::stderr().write_all(shown.as_bytes());
+    }
+}
+
+/// Says what is still held back: the command ends without a reason to say.
+pub fn finish() {
+    let mut state = stderr_state();
+    if !state.closed {
+        state.write_held(None);
+    }
 }
 
 /// Learns the secrets of `config` (before any server is started).
@@ -45,21 +100,20 @@ pub fn line(text: &str) -> String {
 /// One notice on stderr: `wharf: TEXT`, as [`line`] makes it.
 pub fn say(text: &str) {
     let shown = format!("wharf: {}\n", line(text));
-    if let Ok(closed) = stderr_closed().lock() {
-        if !*closed {
-            let _ = std::io::stderr().write_all(shown.as_bytes());
-        }
+    let mut state = stderr_state();
+    if !state.closed {
+        state.write_held(None);
+        let _ = std::io::stderr().write_all(shown.as_bytes());
     }
 }
 
 /// The reason the command failed: the last line on stderr, whatever a server still reports while wharf exits.
 pub fn say_last(reason: &str) {
-    let shown = format!("wharf: {}\n", line(reason));
-    let mut closed = stderr_closed()
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let _ = std::io::stderr().write_all(shown.as_bytes());
-    *closed = true;
+    let reason = line(reason);
+    let mut state = stderr_state();
+    state.write_held(Some(&reason));
+    let _ = std::io::stderr().write_all(format!("wharf: {reason}\n").as_bytes());
+    state.closed = true;
 }
 
 /// A record for a program (an event, an error reply, a server summary): secrets masked.

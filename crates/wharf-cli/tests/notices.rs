@@ -82,6 +82,15 @@ fn a_crashing_server_tells_each_problem_once_and_the_reason_last() {
         reason.starts_with("wharf: crash: trigger: ") && reason.contains("fatal: simulated crash"),
         "{lines:#?}"
     );
+    // That the server stopped, and why, is the reason itself: not told once more before it.
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.contains("exited with status 3"))
+            .count(),
+        1,
+        "{lines:#?}"
+    );
 }
 
 #[test]

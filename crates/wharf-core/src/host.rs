@@ -422,6 +422,10 @@ async fn summary(slot: &Slot) -> ServerSummary {
     row
 }
 
+/// How the `server_exited` notice begins; the rest is the reason its connection gives (front ends that say the
+/// reason anyway, as a failed call does, can tell it is the same fact).
+pub const SERVER_STOPPED: &str = "the server stopped: ";
+
 const BACKOFF_START: Duration = Duration::from_millis(250);
 const BACKOFF_MAX: Duration = Duration::from_secs(30);
 /// A server that stayed up this long is considered healthy again: its next crash restarts without delay build-up.
@@ -476,7 +480,7 @@ async fn supervise(slot: Arc<Slot>, ctx: ConnectContext, restart: bool) {
                 ctx.events.server_error(
                     &slot.def.name,
                     "server_exited",
-                    format!("the server stopped: {reason}"),
+                    format!("{SERVER_STOPPED}{reason}"),
                 );
                 if !restart {
                     set_state(
