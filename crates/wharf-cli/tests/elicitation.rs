@@ -10,7 +10,6 @@ mod peers;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
-use std::time::{Duration, Instant};
 
 use peers::*;
 use serde_json::{json, Value};
@@ -18,7 +17,7 @@ use serde_json::{json, Value};
 /// A scripted user, a recording browser and an events file around one scratch config.
 struct Rig {
     scratch: Scratch,
-    opened: PathBuf,
+    browser: RecordingBrowser,
     events: PathBuf,
     answers: PathBuf,
 }
@@ -27,22 +26,11 @@ impl Rig {
     fn new(servers: Value, answers: Value) -> Rig {
         let scratch = Scratch::new(json!({ "servers": servers }));
         let dir = scratch.dir.path().to_path_buf();
-        let opened = dir.join("opened.txt");
-        let browser = dir.join("browser.sh");
-        std::fs::write(
-            &browser,
-            format!(
-                "#!/bin/sh\nprintf '%s\\n' \"$@\" >> '{}'\n",
-                opened.display()
-            ),
-        )
-        .unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&browser, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let browser = RecordingBrowser::new(&dir);
         let answers_file = dir.join("answers.json");
         std::fs::write(&answers_file, answers.to_string()).unwrap();
         Rig {
-            opened,
+            browser,
             events: dir.join("events.jsonl"),
             answers: answers_file,
             scratch,
@@ -56,7 +44,7 @@ impl Rig {
 
     fn wharf(&self) -> Command {
         let mut cmd = self.scratch.wharf();
-        cmd.env("BROWSER", self.scratch.dir.path().join("browser.sh"))
+        cmd.env("BROWSER", &self.browser.script)
             .arg("--answers")
             .arg(&self.answers)
             .arg("--events")
@@ -82,18 +70,7 @@ impl Rig {
 
     /// The URLs the browser was given, once `n` of them arrived (the browser is started in the background).
     fn opened(&self, n: usize) -> Vec<String> {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let lines: Vec<String> = std::fs::read_to_string(&self.opened)
-                .unwrap_or_default()
-                .lines()
-                .map(str::to_string)
-                .collect();
-            if lines.len() >= n || Instant::now() > deadline {
-                return lines;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        self.browser.opened(n)
     }
 }
 
@@ -346,7 +323,7 @@ fn an_interactive_terminal_asks_field_by_field_and_shows_the_url_first() {
         let out = Command::new("script")
             .args(["-qec", &command, "/dev/null"])
             .env("XDG_CACHE_HOME", rig.scratch.dir.path().join("cache"))
-            .env("BROWSER", rig.scratch.dir.path().join("browser.sh"))
+            .env("BROWSER", &rig.browser.script)
             .stdin(std::fs::File::open(&input).unwrap())
             .output()
             .expect("util-linux script (bsdutils) is needed for the terminal test");
@@ -366,5 +343,5 @@ fn an_interactive_terminal_asks_field_by_field_and_shows_the_url_first() {
     assert!(shown.contains("warning: not_https"), "{shown}");
     assert!(shown.contains("warning: ip_literal"), "{shown}");
     assert!(shown.contains("page: decline"), "{shown}");
-    assert!(!rig.opened.exists());
+    assert!(rig.opened(0).is_empty());
 }

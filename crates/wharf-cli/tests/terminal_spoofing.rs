@@ -11,9 +11,7 @@
 #[path = "support/peers.rs"]
 mod peers;
 
-use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
 
 use peers::*;
 use serde_json::{json, Value};
@@ -62,7 +60,7 @@ const FORM_QUESTION: &str = "\nfill it in? [a]ccept, [d]ecline or [c]ancel: ";
 
 struct Rig {
     scratch: Scratch,
-    opened: PathBuf,
+    browser: RecordingBrowser,
 }
 
 impl Rig {
@@ -71,20 +69,8 @@ impl Rig {
         let server = json!({"type": "stdio", "command": "python3",
             "args": [fixture("terminal_server.py"), era]});
         let scratch = Scratch::new(json!({"servers": {"t": server}}));
-        let dir = scratch.dir.path();
-        let opened = dir.join("opened.txt");
-        let browser = dir.join("browser.sh");
-        std::fs::write(
-            &browser,
-            format!(
-                "#!/bin/sh\nprintf '%s\\n' \"$@\" >> '{}'\n",
-                opened.display()
-            ),
-        )
-        .unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&browser, std::fs::Permissions::from_mode(0o755)).unwrap();
-        Rig { scratch, opened }
+        let browser = RecordingBrowser::new(scratch.dir.path());
+        Rig { scratch, browser }
     }
 
     /// `wharf call t TOOL` on a terminal, typing `steps`; the bytes the terminal showed.
@@ -99,7 +85,7 @@ impl Rig {
             .env("STEPS", steps.to_string())
             .env("XDG_CACHE_HOME", self.scratch.dir.path().join("cache"))
             .env("XDG_CONFIG_HOME", self.scratch.dir.path().join("config"))
-            .env("BROWSER", self.scratch.dir.path().join("browser.sh"))
+            .env("BROWSER", &self.browser.script)
             .env_remove("WHARF_LOG")
             .stdin(Stdio::null())
             .output()
@@ -114,20 +100,9 @@ impl Rig {
         screen
     }
 
-    /// The URLs the browser was given, once `n` arrived (it is started in the background) or after 20 s.
+    /// The URLs the browser was given, once `n` arrived (it is started in the background).
     fn opened(&self, n: usize) -> Vec<String> {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let lines: Vec<String> = std::fs::read_to_string(&self.opened)
-                .unwrap_or_default()
-                .lines()
-                .map(str::to_string)
-                .collect();
-            if lines.len() >= n || Instant::now() > deadline {
-                return lines;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        self.browser.opened(n)
     }
 }
 

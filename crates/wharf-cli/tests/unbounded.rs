@@ -10,7 +10,7 @@
 mod peers;
 
 use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use peers::*;
 use serde_json::{json, Value};
@@ -28,26 +28,31 @@ fn endless(era: &str, pages: &str) -> Scratch {
 
 /// `wharf tools endless`, killed if it runs into [`HANG`]: its exit status and stderr.
 fn tools_within_hang(scratch: &Scratch) -> (std::process::ExitStatus, String) {
-    let mut child = scratch
+    let child = scratch
         .wharf()
         .args(["tools", "endless"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + HANG;
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("wharf tools still reading pages after {HANG:?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
+    // Waited on from a thread, so the test wakes when wharf exits, or at HANG to kill it.
+    let pid = child.id();
+    let (tx, done) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    let Ok(out) = done.recv_timeout(HANG) else {
+        let _ = std::process::Command::new("kill")
+            .arg("-9")
+            .arg(pid.to_string())
+            .status();
+        panic!("wharf tools still reading pages after {HANG:?}");
     };
-    let mut stderr = String::new();
-    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    let out = out.unwrap();
+    let (status, stderr) = (
+        out.status,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    );
     (status, stderr)
 }
 

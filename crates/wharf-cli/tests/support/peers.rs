@@ -378,3 +378,60 @@ pub fn wait_gone(pid: u32) -> bool {
     }
     true
 }
+
+/// A "browser" for `$BROWSER`: a script that writes each URL it is given to a FIFO, which a thread reads, so a test
+/// waits on each URL as it arrives (the browser is started in the background) rather than polling a file.
+pub struct RecordingBrowser {
+    pub script: PathBuf,
+    urls: Receiver<String>,
+    seen: std::cell::RefCell<Vec<String>>,
+}
+
+impl RecordingBrowser {
+    pub fn new(dir: &Path) -> RecordingBrowser {
+        let fifo = dir.join("opened.fifo");
+        let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(made.success(), "mkfifo {}", fifo.display());
+        let script = dir.join("browser.sh");
+        std::fs::write(
+            &script,
+            format!("#!/bin/sh\nprintf '%s\\n' \"$@\" >> '{}'\n", fifo.display()),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let (tx, urls) = channel();
+        std::thread::spawn(move || loop {
+            // Opening blocks until a browser opens the FIFO to write; its end is this read's end.
+            let Ok(file) = std::fs::File::open(&fifo) else {
+                return;
+            };
+            for line in BufReader::new(file).lines() {
+                let Ok(url) = line else { break };
+                if tx.send(url).is_err() {
+                    return;
+                }
+            }
+        });
+        RecordingBrowser {
+            script,
+            urls,
+            seen: Default::default(),
+        }
+    }
+
+    /// Every URL given so far, once `n` of them arrived (panics after 20 s with fewer).
+    pub fn opened(&self, n: usize) -> Vec<String> {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let mut seen = self.seen.borrow_mut();
+        while seen.len() < n {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.urls.recv_timeout(left) {
+                Ok(url) => seen.push(url),
+                Err(_) => panic!("the browser got {} URL(s), not {n}: {seen:?}", seen.len()),
+            }
+        }
+        seen.extend(self.urls.try_iter());
+        seen.clone()
+    }
+}
