@@ -110,7 +110,10 @@ fn a_log_flood_is_summarised_in_one_notice() {
     );
     // The fixture answers once it has stopped flooding; the notice comes when Wharf sees the flood has ended.
     let flooded = sent(&session.reply(2));
-    assert!(flooded >= 100_000, "only {flooded} sent");
+    // How many the fixture gets out in its seconds depends on the machine; what matters is a flood far beyond the
+    // fifty a second that may be shown one by one.
+    const FLOOD: usize = 10_000;
+    assert!(flooded >= FLOOD, "only {flooded} sent");
     let notice = session.event("the flood's notice", |v| {
         v["event"] == "notice" && v["server"] == "bad" && v["code"] == "log_flood"
     });
@@ -148,7 +151,7 @@ fn progress_going_backwards_is_dropped_with_one_notice() {
         "the flood was over before the echo: the test proves nothing"
     );
     let flooded = sent(&session.reply(2));
-    assert!(flooded >= 50_000, "only {flooded} sent");
+    assert!(flooded >= 10_000, "only {flooded} sent: not a flood");
     // Only the first notification raised the progress; every later one went down.
     let shown = events(&session, "progress", "");
     assert_eq!(shown.len(), 1, "{shown:?}");

@@ -1,4 +1,5 @@
-//! Forms as the server wrote them (tests/fixtures/form_server.py, both eras): the keywords rmcp does not model
+//! Forms as the server wrote them (tests/fixtures/form_server.py, both eras, and the 2026-07-28 one over Streamable
+//! HTTP answering with plain JSON bodies): the keywords rmcp does not model
 //! (`pattern`, `exclusiveMinimum`, `multipleOf`, `uniqueItems`, `not`, `if/then`, a top-level `$ref` or `$id`) reach
 //! Wharf's form parser and validator. A scripted user accepting answers that break the server's schema never gets
 //! `accept` sent; a schema outside the spec's subset is declined; one that does not fit the spec's request at all is
@@ -19,18 +20,30 @@ struct Rig {
     scratch: Scratch,
     events: PathBuf,
     answers: PathBuf,
+    /// The HTTP server, kept running while the rig lives.
+    _http: Option<Peer>,
 }
 
 impl Rig {
     fn new(era: &str) -> Rig {
-        let server = json!({"type": "stdio", "command": "python3",
-                            "args": [fixture("form_server.py"), era]});
+        let (server, http) = if era == "modern-http" {
+            let mut cmd = std::process::Command::new("python3");
+            cmd.arg(fixture("form_server.py")).arg(era);
+            let peer = Peer::start(cmd, "http://127.0.0.1:");
+            let url = peer.ready_line.trim().to_string();
+            (json!({"type": "http", "url": url}), Some(peer))
+        } else {
+            let stdio = json!({"type": "stdio", "command": "python3",
+                               "args": [fixture("form_server.py"), era]});
+            (stdio, None)
+        };
         let scratch = Scratch::new(json!({"servers": {"forms": server}}));
         let dir = scratch.dir.path().to_path_buf();
         Rig {
             events: dir.join("events.jsonl"),
             answers: dir.join("answers.json"),
             scratch,
+            _http: http,
         }
     }
 
@@ -128,6 +141,17 @@ fn modern_answers_that_break_the_servers_schema_are_never_accepted() {
     broken_answers_are_never_accepted("modern");
 }
 
+/// A plain JSON answer is read by Wharf, not rmcp's typed model, so its keywords survive too.
+#[test]
+fn modern_answers_in_a_json_body_that_break_the_servers_schema_are_never_accepted() {
+    broken_answers_are_never_accepted("modern-http");
+}
+
+#[test]
+fn modern_forms_in_a_json_body_outside_the_subset_are_declined() {
+    outside_the_subset_is_declined("modern-http");
+}
+
 #[test]
 fn legacy_forms_outside_the_subset_are_declined() {
     outside_the_subset_is_declined("legacy");
@@ -146,7 +170,9 @@ fn a_schema_that_does_not_fit_the_spec_is_invalid_params_in_legacy_and_declined_
     assert_eq!(notices, ["invalid_request"]);
 
     // The round is answered, not the whole call failed as malformed.
-    let (got, notices) = Rig::new("modern").ask("untypeable", json!({"name": "x"}));
-    assert_eq!(got["result"], json!({"action": "decline"}), "{got}");
-    assert_eq!(notices, ["invalid_request"]);
+    for era in ["modern", "modern-http"] {
+        let (got, notices) = Rig::new(era).ask("untypeable", json!({"name": "x"}));
+        assert_eq!(got["result"], json!({"action": "decline"}), "{era}: {got}");
+        assert_eq!(notices, ["invalid_request"], "{era}");
+    }
 }

@@ -28,6 +28,7 @@ use sse_stream::Sse;
 use super::store::ServerCredentials;
 use super::{flow, AuthError, AuthOptions, MAX_STEP_UPS};
 use crate::events::SignInState;
+use screening::ScreeningClient;
 
 type HttpError = StreamableHttpError<reqwest::Error>;
 
@@ -75,8 +76,8 @@ fn plain_http_client(server: &str) -> Result<reqwest::Client, AuthError> {
 
 #[derive(Clone)]
 pub struct AuthHttpClient {
-    plain: reqwest::Client,
-    auth: Arc<tokio::sync::OnceCell<AuthClient<reqwest::Client>>>,
+    plain: ScreeningClient,
+    auth: Arc<tokio::sync::OnceCell<AuthClient<ScreeningClient>>>,
     shared: Arc<Shared>,
 }
 
@@ -105,7 +106,7 @@ impl AuthHttpClient {
             .as_ref()
             .map(|o| ServerCredentials::new(server, url, o.store.clone()));
         Ok(AuthHttpClient {
-            plain: plain_http_client(server)?,
+            plain: ScreeningClient::new(plain_http_client(server)?),
             auth: Arc::default(),
             shared: Arc::new(Shared {
                 server: server.to_string(),
@@ -147,7 +148,7 @@ impl AuthHttpClient {
         (
             &AuthOptions,
             &ServerCredentials,
-            &AuthClient<reqwest::Client>,
+            &AuthClient<ScreeningClient>,
         ),
         AuthError,
     > {
@@ -492,6 +493,7 @@ fn screen_stream(
         .boxed()
 }
 
+/// A JSON answer was screened as it was read (see `screening`); a stream is screened event by event.
 fn screen_post(response: StreamableHttpPostResponse) -> StreamableHttpPostResponse {
     match response {
         StreamableHttpPostResponse::Sse(stream, session) => {
@@ -500,3 +502,5 @@ fn screen_post(response: StreamableHttpPostResponse) -> StreamableHttpPostRespon
         other => other,
     }
 }
+
+mod screening;

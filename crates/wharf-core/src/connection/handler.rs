@@ -314,7 +314,7 @@ impl ClientHandler for WharfHandler {
     }
 
     /// Reached only by an `elicitation/create` that came where no transport screens it (the JSON body of an HTTP
-    /// answer, which is for responses): rmcp's typed params have lost every keyword it does not model, so the form
+    /// answer to a request that cannot ask for input, where only its response belongs): rmcp's typed params have lost every keyword it does not model, so the form
     /// cannot be checked against what the server sent. Declined, and the user told. Every request Wharf reads as
     /// written arrives at `on_custom_request` instead.
     async fn create_elicitation(
