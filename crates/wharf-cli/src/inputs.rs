@@ -7,52 +7,29 @@ use std::io::{BufRead, Write};
 use std::os::fd::AsRawFd;
 use std::path::Path;
 
-use serde_json::Value;
+use wharf_core::config::inputs;
 use wharf_core::secrets::{self, HiddenInput, Secret, SecretStore};
 
 pub fn prompt_missing(config_path: &Path) {
-    let Ok(text) = std::fs::read_to_string(config_path) else {
+    let Some(document) = inputs::read_document(config_path) else {
         return;
     };
-    let Ok(root) = serde_json::from_str::<Value>(&text) else {
-        return;
-    };
-    let mut ids = Vec::new();
-    for key in ["servers", "mcpServers"] {
-        if let Some(servers) = root.get(key) {
-            wharf_core::secrets::collect_input_ids(servers, &mut ids);
-        }
-    }
-    if ids.is_empty() {
-        return;
-    }
     // The keyring is not reachable: the servers' own errors will say so.
+    let Ok(missing) = inputs::missing_in_keyring(&document) else {
+        return;
+    };
+    if missing.is_empty() {
+        return;
+    }
     let Ok(store) = SecretStore::open() else {
         return;
     };
-    for id in ids {
-        if matches!(secrets::lookup_input(&store, &id), Ok(Some(_))) {
-            continue;
-        }
-        let declared = root
-            .get("inputs")
-            .and_then(Value::as_array)
-            .and_then(|inputs| {
-                inputs
-                    .iter()
-                    .find(|i| i.get("id").and_then(Value::as_str) == Some(&id))
-            });
-        let description = declared
-            .and_then(|i| i.get("description"))
-            .and_then(Value::as_str)
-            .unwrap_or("a value");
-        let hidden = declared
-            .and_then(|i| i.get("password"))
-            .and_then(Value::as_bool)
-            .unwrap_or(true);
-        match ask(&id, description, hidden) {
+    for input in missing {
+        let id = &input.id;
+        let description = input.description.as_deref().unwrap_or("a value");
+        match ask(id, description, input.password) {
             Ok(Some(value)) => {
-                if let Err(e) = secrets::store_input(&store, &id, &value) {
+                if let Err(e) = secrets::store_input(&store, id, &value) {
                     crate::output::say(&format!(
                         "cannot store ${{input:{id}}} in the keyring: {e}"
                     ));
@@ -70,6 +47,8 @@ fn ask(id: &str, description: &str, hidden: bool) -> std::io::Result<Option<Secr
         .write(true)
         .open("/dev/tty")?;
     let mut out = tty.try_clone()?;
+    // Echo goes off before the prompt is shown, so nothing typed in answer to it can be echoed.
+    let _hidden = hidden.then(|| HiddenInput::on(tty.as_raw_fd())).flatten();
     // The file may come from a project the user did not write: its words are shown, never interpreted.
     write!(
         out,
@@ -78,7 +57,6 @@ fn ask(id: &str, description: &str, hidden: bool) -> std::io::Result<Option<Secr
         wharf_core::display_text::one_line(id, 100)
     )?;
     out.flush()?;
-    let _hidden = hidden.then(|| HiddenInput::on(tty.as_raw_fd())).flatten();
     let mut reader = std::io::BufReader::new(&tty);
     let mut line = String::new();
     if reader.read_line(&mut line)? == 0 {

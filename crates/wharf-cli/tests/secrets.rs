@@ -476,11 +476,12 @@ fn bad_input_is_refused_before_the_keyring_with_one_line() {
     }
 }
 
-/// Drives wharf on a pseudo-terminal: waits for the prompt, types the value, reads to the end. The prompt is
-/// written after echo is off, so waiting for it leaves no race with the typing.
+/// Drives wharf on a pseudo-terminal: waits for the prompt (PROMPT, by default `secret set`'s), types the value,
+/// reads to the end. The prompt is written after echo is off, so waiting for it leaves no race with the typing.
 const PTY_DRIVER: &str = r#"
 import os, pty, sys
 value = open(os.environ["VALUE_FILE"], "rb").read()
+prompt = os.environ.get("PROMPT", "reading the value").encode()
 pid, fd = pty.fork()
 if pid == 0:
     os.execvp(sys.argv[1], sys.argv[1:])
@@ -495,7 +496,7 @@ def read_until(done):
         if not chunk:
             break
         out += chunk
-read_until(lambda o: b"reading the value" in o)
+read_until(lambda o: prompt in o)
 os.write(fd, value + b"\n")
 read_until(lambda o: False)
 _, status = os.waitpid(pid, 0)
@@ -541,6 +542,95 @@ fn a_value_typed_on_a_terminal_is_not_echoed() {
         screen.contains("\"deleted\": true"),
         "stored the typed value: {screen}"
     );
+    assert!(!screen.contains(&value), "the value was echoed: {screen}");
+}
+
+/// An interactive `wharf` asks for each `${input:ID}` of the servers that run, in a configuration written as VS Code
+/// writes it (comments included), and keeps the typed value in the keyring without echoing it. A disabled server's
+/// input is not asked for.
+#[test]
+fn wharf_asks_on_the_terminal_for_the_inputs_of_a_commented_configuration() {
+    require("keyctl");
+    require("python3");
+    let dir = tempfile::tempdir().unwrap();
+    let value = unique("input-value");
+    let value_file = dir.path().join("value");
+    std::fs::write(&value_file, &value).unwrap();
+    let (used, off) = (unique("used"), unique("off"));
+    let form_server = format!(
+        "{}/../../tests/fixtures/form_server.py",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let server = |input: &str| {
+        json!({"command": "python3", "args": [form_server, "legacy"],
+               "env": {"TOKEN": format!("${{input:{input}}}")}})
+    };
+    let mut off_def = server(&off);
+    off_def["disabled"] = json!(true);
+    let config = format!(
+        r#"// the servers of this project
+{{
+  "servers": {{
+    "on": {on}, /* runs */
+    "off": {off_def}
+  }},
+  "inputs": [{{"id": "{used}", "description": "Token for on"}}]
+}}
+"#,
+        on = server(&used),
+    );
+    std::fs::write(dir.path().join("mcp.json"), config).unwrap();
+    let script = format!(
+        r#""$WHARF" --config "$D/mcp.json" tools > /dev/null; "$WHARF" secret delete {u}; "$WHARF" secret delete {o}"#,
+        u = sh_quote(&format!("input:{used}")),
+        o = sh_quote(&format!("input:{off}")),
+    );
+    let out = Command::new("python3")
+        .args([
+            "-c", PTY_DRIVER, "keyctl", "session", "-", "sh", "-c", &script,
+        ])
+        .env("VALUE_FILE", &value_file)
+        .env("PROMPT", "kept in the OS keyring; empty to skip: ")
+        .env("WHARF", wharf_bin())
+        .env("D", dir.path())
+        .env("XDG_CONFIG_HOME", dir.path().join("config"))
+        .env("XDG_CACHE_HOME", dir.path().join("cache"))
+        .env_remove("WHARF_LOG")
+        .env(
+            "DBUS_SESSION_BUS_ADDRESS",
+            "unix:path=/nonexistent/wharf-test-bus",
+        )
+        .output()
+        .unwrap();
+    let screen = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{screen}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        screen.contains(&format!("wharf: Token for on (${{input:{used}}})")),
+        "{screen}"
+    );
+    let asked: Vec<&str> = screen
+        .lines()
+        .filter(|l| l.contains("empty to skip"))
+        .collect();
+    assert_eq!(
+        asked.len(),
+        1,
+        "one input asked for, not the disabled server's: {screen}"
+    );
+    let deleted: Vec<&str> = screen
+        .lines()
+        .filter(|l| l.contains("\"deleted\""))
+        .collect();
+    assert_eq!(deleted.len(), 2, "{screen}");
+    assert!(
+        deleted[0].contains("true"),
+        "the typed value was kept: {screen}"
+    );
+    assert!(deleted[1].contains("false"), "{screen}");
     assert!(!screen.contains(&value), "the value was echoed: {screen}");
 }
 

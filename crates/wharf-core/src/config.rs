@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub mod edit;
+pub mod inputs;
 pub mod jsonc;
 
 use serde_json::{Map, Value};

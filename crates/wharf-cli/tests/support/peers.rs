@@ -435,3 +435,41 @@ impl RecordingBrowser {
         seen.clone()
     }
 }
+
+/// Runs a command on a pseudo-terminal, answering each prompt once it has been written (never before), and prints
+/// every byte the terminal received. STEPS: `[[text to wait for, what to type], ...]`.
+pub const PTY_DRIVER: &str = r#"
+import json, os, pty, select, sys, time
+steps = json.loads(os.environ["STEPS"])
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp(sys.argv[1], sys.argv[1:])
+out = b""
+deadline = time.monotonic() + 60
+def pump():
+    global out
+    left = deadline - time.monotonic()
+    if left <= 0 or not select.select([fd], [], [], left)[0]:
+        return False
+    try:
+        chunk = os.read(fd, 65536)
+    except OSError:
+        return False
+    out += chunk
+    return bool(chunk)
+seen = 0
+for wait, answer in steps:
+    while out.find(wait.encode(), seen) < 0:
+        if not pump():
+            sys.stdout.buffer.write(out)
+            sys.stderr.write("driver: never saw %r\n" % wait)
+            os.kill(pid, 9)
+            sys.exit(97)
+    seen = out.find(wait.encode(), seen) + len(wait)
+    os.write(fd, answer.encode())
+while pump():
+    pass
+_, status = os.waitpid(pid, 0)
+sys.stdout.buffer.write(out)
+sys.exit(os.waitstatus_to_exitcode(status))
+"#;
