@@ -6,6 +6,10 @@
 // Release builds on Windows must not open a console next to the window.
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
+// First: its macro is used by the modules below.
+#[macro_use]
+mod command_list;
+
 mod agent;
 mod auth_commands;
 mod calls;

@@ -22,6 +22,13 @@ use crate::calls::Calls;
 use crate::smoke::Probe;
 use crate::state::{AppState, WindowSize};
 
+/// The invoke handler of every command in `command_list`.
+macro_rules! invoke_handler {
+    ($($module:ident :: $command:ident),* $(,)?) => {
+        tauri::generate_handler![$(crate::$module::$command),*]
+    };
+}
+
 /// The Tauri event that carries every `HostEvent`, serialized as the CLI prints it (`{"event": "server_status", ...}`).
 pub const HOST_EVENT: &str = "host-event";
 
@@ -232,56 +239,7 @@ pub fn run(
             }
             crate::window::focus(app);
         }))
-        .invoke_handler(tauri::generate_handler![
-            crate::commands::list_servers,
-            crate::commands::restart_server,
-            crate::commands::stop_server,
-            crate::commands::startup_report,
-            crate::commands::smoke_rendered,
-            crate::commands::list_tools,
-            crate::commands::call_tool,
-            crate::commands::cancel_call,
-            crate::commands::list_server_entries,
-            crate::commands::save_server,
-            crate::commands::remove_server,
-            crate::commands::import_sources,
-            crate::commands::import_servers,
-            crate::commands::get_ui_state,
-            crate::commands::set_selected_server,
-            crate::commands::pending_inputs,
-            crate::commands::answer_input,
-            crate::commands::resume_elicitation,
-            crate::auth_commands::sign_in_status,
-            crate::auth_commands::sign_out,
-            crate::workspace_commands::workspace_folders,
-            crate::workspace_commands::open_folder_dialog,
-            crate::workspace_commands::open_folder,
-            crate::workspace_commands::close_folder,
-            crate::workspace_commands::server_roots,
-            crate::workspace_commands::set_roots_preference,
-            crate::workspace_commands::set_path_preference,
-            crate::workspace_commands::tool_path_params,
-            crate::sampling_commands::sampling_settings,
-            crate::sampling_commands::save_sampling_provider,
-            crate::sampling_commands::set_secret,
-            crate::sampling_commands::delete_secret,
-            crate::sampling_commands::set_sampling_preference,
-            crate::sampling_commands::forget_sampling_preference,
-            crate::catalog_commands::list_resources,
-            crate::catalog_commands::read_resource,
-            crate::catalog_commands::save_resource_blob,
-            crate::catalog_commands::template_variables,
-            crate::catalog_commands::expand_template,
-            crate::catalog_commands::list_prompts,
-            crate::catalog_commands::get_prompt,
-            crate::catalog_commands::complete,
-            crate::catalog_commands::subscribe_resource,
-            crate::catalog_commands::set_log_level,
-            crate::catalog_commands::log_level,
-            crate::catalog_commands::clear_log_level,
-            crate::input_commands::missing_inputs,
-            crate::input_commands::provide_input,
-        ])
+        .invoke_handler(tauri_commands!(invoke_handler))
         .setup(move |app| {
             let handle = app.handle().clone();
             let agent = SharedAgent::default();

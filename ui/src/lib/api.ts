@@ -35,6 +35,7 @@ import type { ToolResultView } from "../bindings/ToolResultView";
 import type { UiState } from "../bindings/UiState";
 import type { WorkspaceFolders } from "../bindings/WorkspaceFolders";
 import type { JsonValue } from "../bindings/serde_json/JsonValue";
+import type { TauriCommand } from "../bindings/TauriCommand";
 import type { ProviderInput } from "./sampling";
 
 /** Every command rejects with a `CommandError`; anything else (a bridge failure) is turned into one. */
@@ -57,7 +58,7 @@ export function toCommandError(e: unknown): CommandError {
   return { code: "internal", message: e instanceof Error ? e.message : String(e), fields: [] };
 }
 
-async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
+async function call<T>(command: TauriCommand, args?: Record<string, unknown>): Promise<T> {
   try {
     return await invoke<T>(command, args);
   } catch (e) {
