@@ -10,7 +10,6 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::Value;
 use tauri::{AppHandle, State};
-use wharf_core::config::jsonc;
 use wharf_core::sampling::prefs::{Limits, Policy, PreferenceRow};
 use wharf_core::sampling::provider::ProviderConfig;
 use wharf_core::sampling::SamplingService;
@@ -143,19 +142,11 @@ pub async fn save_sampling_provider(
     provider: Option<Value>,
 ) -> Reply<SamplingSettings> {
     let provider = checked_provider(provider.as_ref())?;
-    let doc = shell.config_document()?;
-    // On first run the file does not exist yet: it starts with what the user sees (the demo server).
-    if !doc.path.exists() {
-        doc.save().map_err(|e| write_error(&doc.path, &e))?;
-    }
-    let text = std::fs::read_to_string(&doc.path).map_err(|e| {
-        CommandError::new("config", format!("cannot read {}: {e}", doc.path.display()))
-    })?;
-    let edited = with_provider(&text, provider.as_ref()).map_err(|message| {
-        CommandError::new("config", format!("{}: {message}", doc.path.display()))
-    })?;
-    wharf_core::fsutil::write_atomic(&doc.path, edited.as_bytes())
-        .map_err(|e| write_error(&doc.path, &e))?;
+    // On first run the file does not exist yet: the document holds what the user sees (the demo server).
+    let mut doc = shell.config_document()?;
+    doc.set_sampling_provider(provider.as_ref())
+        .map_err(|e| CommandError::new("config", format!("{}: {e}", doc.path.display())))?;
+    doc.save().map_err(|e| write_error(&doc.path, &e))?;
     match &provider {
         Some(p) => tracing::info!(kind = ?p.kind, model = p.model, "sampling provider saved"),
         None => tracing::info!("sampling provider removed"),
@@ -172,34 +163,6 @@ fn checked_provider(provider: Option<&Value>) -> Reply<Option<ProviderConfig>> {
             .map(Some)
             .map_err(|message| CommandError::new("invalid", message)),
     }
-}
-
-/// The configuration text with `sampling.provider` set to `provider` (or removed, and `sampling` with it when
-/// nothing else is left in it), edited in place: every other key, comment and line is kept.
-fn with_provider(text: &str, provider: Option<&ProviderConfig>) -> Result<String, String> {
-    let root = jsonc::parse(text).map_err(|e| e.to_string())?;
-    let object = root
-        .as_object()
-        .ok_or("the top level must be a JSON object")?;
-    let sampling = match object.get("sampling") {
-        None => None,
-        Some(Value::Object(sampling)) => Some(sampling),
-        Some(_) => return Err("\"sampling\" must be a JSON object".into()),
-    };
-    let edited = match provider {
-        Some(provider) => {
-            let value = serde_json::to_value(provider).map_err(|e| e.to_string())?;
-            jsonc::edit::set(text, &["sampling", "provider"], &value)
-        }
-        None => match sampling {
-            None => return Ok(text.to_string()),
-            Some(sampling) if sampling.keys().all(|k| k == "provider") => {
-                jsonc::edit::remove(text, &["sampling"])
-            }
-            Some(_) => jsonc::edit::remove(text, &["sampling", "provider"]),
-        },
-    };
-    edited.map_err(|e| e.to_string())
 }
 
 /// Stores a secret (a provider's API key) in the OS keyring, replacing the one there was. The value is never
@@ -312,108 +275,6 @@ fn write_error(path: &std::path::Path, e: &std::io::Error) -> CommandError {
 mod tests {
     use super::*;
     use serde_json::json;
-
-    fn provider(value: Value) -> ProviderConfig {
-        checked_provider(Some(&value))
-            .expect("valid")
-            .expect("a provider")
-    }
-
-    #[test]
-    fn the_provider_is_written_under_sampling_and_every_other_key_is_kept() {
-        let text = r#"{
-  "$schema": "x",
-  "servers": {"b": {"command": "b", "env": {"K": "V"}}, "a": {"url": "http://a"}},
-  "inputs": [{"id": "k"}]
-}"#;
-        let p =
-            provider(json!({"kind": "openai", "baseUrl": "http://127.0.0.1:9/v1/", "model": "m"}));
-        let out = with_provider(text, Some(&p)).expect("edited");
-        let value: Value = serde_json::from_str(&out).expect("JSON");
-        assert_eq!(
-            value["sampling"]["provider"],
-            json!({"kind": "openai", "baseUrl": "http://127.0.0.1:9/v1", "model": "m", "models": []})
-        );
-        assert_eq!(
-            value["servers"]["b"],
-            json!({"command": "b", "env": {"K": "V"}})
-        );
-        assert_eq!(value["inputs"], json!([{"id": "k"}]));
-        let top: Vec<&String> = value.as_object().expect("top").keys().collect();
-        assert_eq!(top, ["$schema", "servers", "inputs", "sampling"]);
-        let servers: Vec<&String> = value["servers"]
-            .as_object()
-            .expect("servers")
-            .keys()
-            .collect();
-        assert_eq!(servers, ["b", "a"]);
-        // Added in place: what was there is kept byte for byte.
-        assert!(out.starts_with(text.trim_end_matches("\n}")), "{out}");
-
-        // Replaced in place, with the key's name (never a key), and the rest of "sampling" kept.
-        let text = r#"{"sampling": {"provider": {"kind": "openai", "model": "old"}, "other": 1}, "servers": {}}"#;
-        let p = provider(
-            json!({"kind": "anthropic", "model": "claude", "apiKeySecret": "anthropic", "models": ["a", "b"]}),
-        );
-        let out = with_provider(text, Some(&p)).expect("edited");
-        let value: Value = serde_json::from_str(&out).expect("JSON");
-        assert_eq!(
-            value["sampling"],
-            json!({
-                "provider": {"kind": "anthropic", "baseUrl": "https://api.anthropic.com", "model": "claude",
-                             "apiKeySecret": "anthropic", "models": ["a", "b"]},
-                "other": 1
-            })
-        );
-        let top: Vec<&String> = value.as_object().expect("top").keys().collect();
-        assert_eq!(top, ["sampling", "servers"]);
-        // What was written reads back as the same provider.
-        let back = ProviderConfig::from_json(&value["sampling"]["provider"]).expect("valid");
-        assert_eq!(back, p);
-    }
-
-    #[test]
-    fn comments_are_kept_when_the_provider_changes() {
-        let text = "{\n  // mine\n  \"sampling\": {\n    \"provider\": {\"kind\": \"openai\", \"model\": \"old\"}, // old\n    /* other */\n  },\n}\n";
-        let p = provider(json!({"kind": "openai", "model": "new"}));
-        let out = with_provider(text, Some(&p)).expect("edited");
-        let value = jsonc::parse(&out).expect("JSONC");
-        assert_eq!(value["sampling"]["provider"]["model"], "new");
-        for kept in ["// mine", "// old", "/* other */", "  },\n}\n"] {
-            assert!(out.contains(kept), "{kept} lost: {out}");
-        }
-        let out = with_provider(&out, None).expect("removed");
-        assert_eq!(out, "{\n  // mine\n  // old\n  /* other */\n}\n");
-    }
-
-    #[test]
-    fn removing_the_provider_keeps_the_rest_of_sampling_or_drops_an_empty_one() {
-        let text = r#"{"servers": {}, "sampling": {"provider": {"kind": "openai", "model": "m"}, "other": 1}}"#;
-        let out = with_provider(text, None).expect("edited");
-        let value: Value = serde_json::from_str(&out).expect("JSON");
-        assert_eq!(value["sampling"], json!({"other": 1}));
-
-        let text = r#"{"servers": {}, "sampling": {"provider": {"kind": "openai", "model": "m"}}}"#;
-        let value: Value =
-            serde_json::from_str(&with_provider(text, None).expect("edited")).expect("JSON");
-        assert_eq!(value, json!({"servers": {}}));
-
-        let text = r#"{"servers": {}}"#;
-        let value: Value =
-            serde_json::from_str(&with_provider(text, None).expect("edited")).expect("JSON");
-        assert_eq!(value, json!({"servers": {}}));
-    }
-
-    #[test]
-    fn a_broken_file_is_an_error_and_left_alone() {
-        let p = provider(json!({"kind": "openai", "model": "m"}));
-        assert!(with_provider("{", Some(&p)).is_err());
-        assert!(with_provider("[1]", Some(&p)).is_err());
-        assert!(with_provider(r#"{"sampling": 3}"#, Some(&p))
-            .expect_err("not an object")
-            .contains("sampling"));
-        assert!(with_provider(r#"{"sampling": []}"#, None).is_err());
-    }
 
     #[test]
     fn the_provider_is_validated_as_mcp_json_would_be() {

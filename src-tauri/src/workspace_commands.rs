@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde::Serialize;
 use serde_json::Value;
 use tauri::{AppHandle, Emitter, Manager, State};
-use wharf_core::config::{jsonc, PathArgumentPolicy};
+use wharf_core::config::PathArgumentPolicy;
 use wharf_core::workspace::paths::PathParam;
 use wharf_core::workspace::{Root, WorkspaceError};
 use wharf_core::{Config, HostEvent};
@@ -214,46 +214,17 @@ pub async fn set_path_preference(
 }
 
 async fn set_preference(shell: &Shell, server: &str, key: &str, value: Value) -> Reply<()> {
-    let doc = shell.config_document()?;
+    // On first run the file does not exist yet: the document holds what the user sees (the demo server).
+    let mut doc = shell.config_document()?;
     if !doc.names().iter().any(|n| n == server) {
         return Err(unknown_server(server));
     }
-    // On first run the file does not exist yet: it starts with what the user sees (the demo server).
-    if !doc.path.exists() {
-        doc.save().map_err(|e| write_error(&doc.path, &e))?;
-    }
-    let text = std::fs::read_to_string(&doc.path).map_err(|e| {
-        CommandError::new("config", format!("cannot read {}: {e}", doc.path.display()))
-    })?;
-    let edited = with_entry_key(&text, server, key, value).map_err(|message| {
-        CommandError::new("config", format!("{}: {message}", doc.path.display()))
-    })?;
-    wharf_core::fsutil::write_atomic(&doc.path, edited.as_bytes())
-        .map_err(|e| write_error(&doc.path, &e))?;
+    doc.set_server_key(server, key, value)
+        .map_err(|e| CommandError::new("config", format!("{}: {e}", doc.path.display())))?;
+    doc.save().map_err(|e| write_error(&doc.path, &e))?;
     let config = Config::load_with_workspace(&doc.path, &shell.host.workspace().folders())?;
     shell.reconfigure(config).await;
     Ok(())
-}
-
-/// The configuration text with `key: value` set in `server`'s entry, edited in place: every other key, comment and
-/// line is kept (see wharf-core's `jsonc::edit`).
-fn with_entry_key(text: &str, server: &str, key: &str, value: Value) -> Result<String, String> {
-    let root = jsonc::parse(text).map_err(|e| e.to_string())?;
-    let object = root
-        .as_object()
-        .ok_or("the top level must be a JSON object")?;
-    // The same choice as ConfigDocument: Claude Desktop's key only when the file has no VS Code one.
-    let servers_key = if object.contains_key("mcpServers") && !object.contains_key("servers") {
-        "mcpServers"
-    } else {
-        "servers"
-    };
-    object
-        .get(servers_key)
-        .and_then(|servers| servers.get(server))
-        .and_then(Value::as_object)
-        .ok_or_else(|| format!("there is no server \"{server}\""))?;
-    jsonc::edit::set(text, &[servers_key, server, key], &value).map_err(|e| e.to_string())
 }
 
 /// The path parameters of a tool's input schema (see wharf-core's `path_params`), so the form can offer the
@@ -341,77 +312,6 @@ pub fn dropped(handle: &AppHandle, paths: &[PathBuf]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn roots_off(text: &str, server: &str) -> Result<String, String> {
-        with_entry_key(text, server, "roots", Value::Bool(false))
-    }
-
-    #[test]
-    fn the_preference_is_written_into_the_entry_and_every_other_key_is_kept() {
-        let text = r#"{
-  "$schema": "x",
-  "servers": {
-    "b": {"command": "b", "env": {"K": "V"}},
-    "a": {"command": "a", "roots": true, "disabled": false}
-  },
-  "inputs": []
-}"#;
-        let out = roots_off(text, "a").expect("edited");
-        let value: Value = serde_json::from_str(&out).expect("JSON");
-        assert_eq!(value["servers"]["a"]["roots"], false);
-        assert_eq!(value["servers"]["a"]["command"], "a");
-        assert_eq!(value["servers"]["a"]["disabled"], false);
-        assert_eq!(
-            value["servers"]["b"],
-            serde_json::json!({"command": "b", "env": {"K": "V"}})
-        );
-        assert_eq!(value["$schema"], "x");
-        assert_eq!(value["inputs"], serde_json::json!([]));
-        // The order of keys and servers is the user's.
-        let servers: Vec<&String> = value["servers"]
-            .as_object()
-            .expect("servers")
-            .keys()
-            .collect();
-        assert_eq!(servers, ["b", "a"]);
-        let top: Vec<&String> = value.as_object().expect("top").keys().collect();
-        assert_eq!(top, ["$schema", "servers", "inputs"]);
-        // Edited in place: the text around the value is the file's, byte for byte.
-        assert_eq!(out, text.replace("\"roots\": true", "\"roots\": false"));
-
-        let back = with_entry_key(&out, "a", "roots", Value::Bool(true)).expect("edited");
-        let value: Value = serde_json::from_str(&back).expect("JSON");
-        assert_eq!(value["servers"]["a"]["roots"], true);
-    }
-
-    #[test]
-    fn comments_and_trailing_commas_are_kept() {
-        let text = "{\n  // mine\n  \"servers\": {\n    \"a\": { \"command\": \"a\", /* why */ },\n  },\n}\n";
-        let out = roots_off(text, "a").expect("edited");
-        assert_eq!(
-            out,
-            text.replace("\"a\", /* why */", "\"a\", \"roots\": false, /* why */")
-        );
-    }
-
-    #[test]
-    fn claude_desktop_files_are_edited_under_mcp_servers() {
-        let text = r#"{"mcpServers": {"fs": {"command": "node"}}, "other": 1}"#;
-        let out = roots_off(text, "fs").expect("edited");
-        let value: Value = serde_json::from_str(&out).expect("JSON");
-        assert_eq!(value["mcpServers"]["fs"]["roots"], false);
-        assert_eq!(value["other"], 1);
-        assert!(value.get("servers").is_none());
-    }
-
-    #[test]
-    fn an_unknown_server_or_a_broken_file_is_an_error() {
-        let text = r#"{"servers": {"a": {"command": "a"}}}"#;
-        assert!(roots_off(text, "zz").expect_err("unknown").contains("zz"));
-        assert!(roots_off("[1]", "a").is_err());
-        assert!(roots_off("{", "a").is_err());
-        assert!(roots_off(r#"{"servers": {"a": 3}}"#, "a").is_err());
-    }
 
     #[test]
     fn the_preference_is_read_from_the_file() {

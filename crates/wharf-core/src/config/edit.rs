@@ -291,6 +291,33 @@ impl ConfigDocument {
         self.replace_text(text)
     }
 
+    /// Sets `sampling.provider` (the model the user's sampling goes to), or removes it, and `sampling` with it when
+    /// nothing else is left in it.
+    pub fn set_sampling_provider(
+        &mut self,
+        provider: Option<&crate::sampling::provider::ProviderConfig>,
+    ) -> Result<(), EditError> {
+        let sampling = match self.root.get("sampling") {
+            None => None,
+            Some(Value::Object(sampling)) => Some(sampling),
+            Some(_) => return Err(EditError("\"sampling\" must be a JSON object".into())),
+        };
+        let text = match provider {
+            Some(provider) => {
+                let value = serde_json::to_value(provider).map_err(|e| EditError(e.to_string()))?;
+                in_place::set(&self.text, &["sampling", "provider"], &value)?
+            }
+            None => match sampling {
+                None => return Ok(()),
+                Some(sampling) if sampling.keys().all(|k| k == "provider") => {
+                    in_place::remove(&self.text, &["sampling"])?
+                }
+                Some(_) => in_place::remove(&self.text, &["sampling", "provider"])?,
+            },
+        };
+        self.replace_text(text)
+    }
+
     fn replace_text(&mut self, text: String) -> Result<(), EditError> {
         match parse_root(&self.path, &text) {
             Ok(root) => {

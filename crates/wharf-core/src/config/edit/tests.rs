@@ -252,3 +252,4 @@ fn a_file_the_app_wrote_is_written_as_before() {
         serde_json::to_string_pretty(&expected).unwrap() + "\n"
     );
 }
+mod preferences;
