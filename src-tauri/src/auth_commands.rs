@@ -5,6 +5,7 @@
 use serde::Serialize;
 use tauri::{AppHandle, Emitter, State};
 use wharf_core::auth::{self, SignInStatus, TokenStore};
+use wharf_core::facade::ErrorCode;
 use wharf_core::{EventSink, Host, ServerStatus};
 
 use crate::commands::CommandError;
@@ -49,7 +50,7 @@ async fn statuses(host: &Host, tokens: &TokenStore) -> Reply<Vec<ServerSignIn>> 
         }
         let status = auth::status(tokens, &summary.name)
             .await
-            .map_err(|e| CommandError::new("auth", e.to_string()))?;
+            .map_err(|e| CommandError::new(ErrorCode::Auth, e.to_string()))?;
         out.push(ServerSignIn {
             server: summary.name,
             status,
@@ -69,7 +70,7 @@ async fn sign_out_of(
     };
     if summary.transport != "http" {
         return Err(CommandError::new(
-            "invalid",
+            ErrorCode::Invalid,
             format!(
                 "{name} is a {} server: only HTTP servers sign in",
                 summary.transport
@@ -81,7 +82,7 @@ async fn sign_out_of(
     }
     auth::sign_out_and_tell(tokens, name, events)
         .await
-        .map_err(|e| CommandError::new("auth", e.to_string()))
+        .map_err(|e| CommandError::new(ErrorCode::Auth, e.to_string()))
 }
 
 #[cfg(test)]
@@ -136,14 +137,14 @@ mod tests {
                 .await
                 .unwrap_err()
                 .code,
-            "unknown_server"
+            ErrorCode::UnknownServer
         );
         assert_eq!(
             sign_out_of(&host, &tokens, "local", &sink)
                 .await
                 .unwrap_err()
                 .code,
-            "invalid"
+            ErrorCode::Invalid
         );
         assert!(sign_out_of(&host, &tokens, "notes", &sink).await.unwrap());
         // Tokens and the registered client's secret: the whole entry.

@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use tauri::{AppHandle, Manager, State};
+use wharf_core::facade::ErrorCode;
 use wharf_core::uri_template::{self, TemplateVariable};
 use wharf_core::CallOptions;
 
@@ -121,7 +122,7 @@ pub async fn save_resource_blob(
     let conn = shell.host.connection(&server).await?;
     let result = conn.read_resource(&uri, &user_call()).await?;
     let bytes = catalog_view::blob_at(&result, index as usize)
-        .map_err(|message| CommandError::new("not_a_blob", format!("{uri}: {message}")))?;
+        .map_err(|message| CommandError::new(ErrorCode::NotABlob, format!("{uri}: {message}")))?;
     if SAVING.swap(true, Ordering::SeqCst) {
         return Ok(None);
     }
@@ -130,8 +131,12 @@ pub async fn save_resource_blob(
     let Some(path) = picked? else {
         return Ok(None);
     };
-    std::fs::write(&path, &bytes)
-        .map_err(|e| CommandError::new("write", format!("cannot write {}: {e}", path.display())))?;
+    std::fs::write(&path, &bytes).map_err(|e| {
+        CommandError::new(
+            ErrorCode::Write,
+            format!("cannot write {}: {e}", path.display()),
+        )
+    })?;
     tracing::info!(server, uri, path = %path.display(), bytes = bytes.len(), "resource saved");
     Ok(Some(SavedBlob {
         path: path.display().to_string(),
@@ -166,13 +171,22 @@ async fn pick_save_path(app: &AppHandle, name: String) -> Reply<Option<PathBuf>>
             let _ = tx.send(file.map(|f| f.path().to_path_buf()));
         });
     })
-    .map_err(|e| CommandError::new("dialog", format!("cannot show the save dialog: {e}")))?;
-    rx.await
-        .map_err(|_| CommandError::new("dialog", "the save dialog closed without an answer"))
+    .map_err(|e| {
+        CommandError::new(
+            ErrorCode::Dialog,
+            format!("cannot show the save dialog: {e}"),
+        )
+    })?;
+    rx.await.map_err(|_| {
+        CommandError::new(
+            ErrorCode::Dialog,
+            "the save dialog closed without an answer",
+        )
+    })
 }
 
 fn template_error(e: uri_template::TemplateError) -> CommandError {
-    CommandError::new("template", e.to_string())
+    CommandError::new(ErrorCode::Template, e.to_string())
 }
 
 /// A resource template's variables, in order (RFC 6570 levels 1 and 2; higher levels are an error that says so).
@@ -331,6 +345,6 @@ mod tests {
             "demo://a%20b/x/y"
         );
         let error = template_variables("demo://{?q}".into()).expect_err("level 3");
-        assert_eq!(error.code, "template");
+        assert_eq!(error.code, ErrorCode::Template);
     }
 }

@@ -5,9 +5,9 @@
 use serde::Serialize;
 use serde_json::Value;
 use tauri::State;
-use tokio_util::sync::CancellationToken;
 use wharf_core::broker::InputAnswer;
 use wharf_core::config::edit::{ConfigDocument, FieldError, ImportSource, ServerEntry};
+use wharf_core::facade::ErrorCode;
 use wharf_core::{CallOptions, ConnectionError, ServerSummary, ToolInfo};
 
 use crate::agent::{AppAgent, PendingInput};
@@ -21,15 +21,15 @@ use crate::tool_result_view::{tool_result_view, ToolResultView};
 #[ts(export)]
 #[error("{message}")]
 pub struct CommandError {
-    pub code: String,
+    pub code: ErrorCode,
     pub message: String,
     pub fields: Vec<FieldError>,
 }
 
 impl CommandError {
-    pub fn new(code: &str, message: impl Into<String>) -> Self {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         CommandError {
-            code: code.into(),
+            code,
             message: message.into(),
             fields: Vec::new(),
         }
@@ -41,7 +41,7 @@ impl CommandError {
             .map(|f| f.message.clone())
             .unwrap_or_else(|| "invalid".into());
         CommandError {
-            code: "invalid".into(),
+            code: ErrorCode::Invalid,
             message,
             fields,
         }
@@ -50,25 +50,13 @@ impl CommandError {
 
 impl From<ConnectionError> for CommandError {
     fn from(e: ConnectionError) -> Self {
-        let code = match &e {
-            ConnectionError::Config(_) => "config",
-            ConnectionError::UnknownServer(_) => "unknown_server",
-            ConnectionError::Spawn(_) | ConnectionError::Connect(_) => "connection",
-            ConnectionError::Closed(_) => "closed",
-            ConnectionError::Server { .. } => "server_error",
-            ConnectionError::Timeout(_) => "timeout",
-            ConnectionError::Cancelled => "cancelled",
-            ConnectionError::Protocol(_) => "protocol",
-            ConnectionError::Refused(_) => "refused",
-            ConnectionError::Auth(_) => "auth",
-        };
-        CommandError::new(code, e.to_string())
+        CommandError::new(e.code(), e.to_string())
     }
 }
 
 impl From<wharf_core::ConfigError> for CommandError {
     fn from(e: wharf_core::ConfigError) -> Self {
-        CommandError::new("config", e.to_string())
+        CommandError::new(ErrorCode::Config, e.to_string())
     }
 }
 
@@ -125,29 +113,28 @@ pub async fn call_tool(
         Value::Null => None,
         _ => {
             return Err(CommandError::new(
-                "invalid",
+                ErrorCode::Invalid,
                 "tool arguments must be a JSON object",
             ))
         }
     };
-    let cancel = CancellationToken::new();
-    shell.calls.insert(&call_id, cancel.clone());
-    let options = CallOptions {
-        cancel,
-        label: Some(Value::String(call_id.clone())),
-        on_behalf_of_user: true,
-        ..CallOptions::default()
-    };
-    let result = async {
-        shell
-            .host
-            .connection(&server)
-            .await?
-            .call_tool(&tool, args, &options)
-            .await
-    }
-    .await;
-    shell.calls.remove(&call_id);
+    let result = shell
+        .calls
+        .run(&call_id, |cancel| async {
+            let options = CallOptions {
+                cancel,
+                label: Some(Value::String(call_id.clone())),
+                on_behalf_of_user: true,
+                ..CallOptions::default()
+            };
+            shell
+                .host
+                .connection(&server)
+                .await?
+                .call_tool(&tool, args, &options)
+                .await
+        })
+        .await;
     Ok(tool_result_view(&result?))
 }
 
@@ -157,7 +144,7 @@ pub fn cancel_call(shell: State<'_, Shell>, call_id: String) -> Reply<()> {
         Ok(())
     } else {
         Err(CommandError::new(
-            "unknown_call",
+            ErrorCode::UnknownCall,
             format!("no call {call_id} is running"),
         ))
     }
@@ -186,7 +173,7 @@ pub async fn remove_server(shell: State<'_, Shell>, name: String) -> Reply<Vec<S
     let mut doc = shell.config_document()?;
     if !doc.remove(&name) {
         return Err(CommandError::new(
-            "unknown_server",
+            ErrorCode::UnknownServer,
             format!("there is no server \"{name}\""),
         ));
     }
@@ -208,7 +195,7 @@ pub async fn import_servers(
     let sources = import_sources();
     let source = sources.iter().find(|s| s.id == source_id).ok_or_else(|| {
         CommandError::new(
-            "unknown_source",
+            ErrorCode::UnknownSource,
             format!("no configuration \"{source_id}\" was found"),
         )
     })?;
@@ -238,7 +225,10 @@ pub async fn import_servers(
 
 async fn apply(shell: &Shell, doc: ConfigDocument) -> Reply<Vec<ServerEntry>> {
     doc.save().map_err(|e| {
-        CommandError::new("write", format!("cannot write {}: {e}", doc.path.display()))
+        CommandError::new(
+            ErrorCode::Write,
+            format!("cannot write {}: {e}", doc.path.display()),
+        )
     })?;
     // The workspace folders too: a server may name them (${workspaceFolder}).
     let config =
@@ -273,7 +263,7 @@ fn answer_pending(agent: &AppAgent, id: u64, answer: InputAnswer) -> Reply<()> {
     match agent.reply_checked(id, answer) {
         Ok(true) => Ok(()),
         Ok(false) => Err(CommandError::new(
-            "unknown_request",
+            ErrorCode::UnknownRequest,
             "that request is no longer waiting",
         )),
         Err(problems) => {
@@ -290,7 +280,7 @@ fn answer_pending(agent: &AppAgent, id: u64, answer: InputAnswer) -> Reply<()> {
                 .collect::<Vec<_>>()
                 .join("; ");
             Err(CommandError {
-                code: "invalid_answer".into(),
+                code: ErrorCode::InvalidAnswer,
                 message: format!("the answer does not fit the form: {message}"),
                 fields,
             })
@@ -352,7 +342,7 @@ mod tests {
         };
 
         let error = answer_pending(&agent, id, accept(9)).expect_err("9 > 3");
-        assert_eq!(error.code, "invalid_answer");
+        assert_eq!(error.code, ErrorCode::InvalidAnswer);
         assert_eq!(error.fields.len(), 1);
         assert_eq!(error.fields[0].field, "count");
         assert!(error.fields[0].message.contains("at most 3"), "{error:?}");
@@ -362,6 +352,6 @@ mod tests {
         answer_pending(&agent, id, accept(2)).expect("2 fits");
         assert_eq!(waiting.await, accept(2));
         let gone = answer_pending(&agent, id, InputAnswer::Decline).expect_err("answered");
-        assert_eq!(gone.code, "unknown_request");
+        assert_eq!(gone.code, ErrorCode::UnknownRequest);
     }
 }

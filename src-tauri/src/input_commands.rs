@@ -10,6 +10,7 @@
 use serde_json::Value;
 use tauri::State;
 use wharf_core::config::inputs::{self, MissingInput};
+use wharf_core::facade::ErrorCode;
 use wharf_core::secrets::{self, Secret, SecretStore};
 use wharf_core::Config;
 
@@ -48,7 +49,7 @@ pub async fn provide_input(
         let document = inputs::read_document(&path).unwrap_or(Value::Null);
         if !inputs::is_used(&document, &id) {
             return Err(CommandError::new(
-                "unknown_input",
+                ErrorCode::UnknownInput,
                 format!("no configured server uses ${{input:{id}}}"),
             ));
         }
@@ -74,5 +75,7 @@ pub async fn provide_input(
 async fn blocking<T: Send + 'static>(work: impl FnOnce() -> Reply<T> + Send + 'static) -> Reply<T> {
     tauri::async_runtime::spawn_blocking(work)
         .await
-        .map_err(|e| CommandError::new("internal", format!("the keyring task failed: {e}")))?
+        .map_err(|e| {
+            CommandError::new(ErrorCode::Internal, format!("the keyring task failed: {e}"))
+        })?
 }

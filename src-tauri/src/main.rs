@@ -12,7 +12,6 @@ mod command_list;
 
 mod agent;
 mod auth_commands;
-mod calls;
 mod catalog_commands;
 mod catalog_view;
 mod commands;

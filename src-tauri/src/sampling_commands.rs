@@ -10,6 +10,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::Value;
 use tauri::{AppHandle, State};
+use wharf_core::facade::ErrorCode;
 use wharf_core::sampling::prefs::{Limits, Policy, PreferenceRow};
 use wharf_core::sampling::provider::ProviderConfig;
 use wharf_core::sampling::SamplingService;
@@ -121,7 +122,12 @@ async fn preferences(sampling: &Arc<SamplingService>) -> Reply<Vec<PreferenceRow
     let sampling = sampling.clone();
     tauri::async_runtime::spawn_blocking(move || sampling.prefs.list())
         .await
-        .map_err(|e| CommandError::new("internal", format!("cannot list the preferences: {e}")))
+        .map_err(|e| {
+            CommandError::new(
+                ErrorCode::Internal,
+                format!("cannot list the preferences: {e}"),
+            )
+        })
 }
 
 /// Problems with the preferences file found since it was opened (set aside as corrupt by a read or a write): each
@@ -144,8 +150,9 @@ pub async fn save_sampling_provider(
     let provider = checked_provider(provider.as_ref())?;
     // On first run the file does not exist yet: the document holds what the user sees (the demo server).
     let mut doc = shell.config_document()?;
-    doc.set_sampling_provider(provider.as_ref())
-        .map_err(|e| CommandError::new("config", format!("{}: {e}", doc.path.display())))?;
+    doc.set_sampling_provider(provider.as_ref()).map_err(|e| {
+        CommandError::new(ErrorCode::Config, format!("{}: {e}", doc.path.display()))
+    })?;
     doc.save().map_err(|e| write_error(&doc.path, &e))?;
     match &provider {
         Some(p) => tracing::info!(kind = ?p.kind, model = p.model, "sampling provider saved"),
@@ -161,7 +168,7 @@ fn checked_provider(provider: Option<&Value>) -> Reply<Option<ProviderConfig>> {
         None | Some(Value::Null) => Ok(None),
         Some(value) => ProviderConfig::from_json(value)
             .map(Some)
-            .map_err(|message| CommandError::new("invalid", message)),
+            .map_err(|message| CommandError::new(ErrorCode::Invalid, message)),
     }
 }
 
@@ -196,11 +203,7 @@ pub async fn delete_secret(name: String) -> Reply<bool> {
 }
 
 pub(crate) fn keyring_error(e: SecretError) -> CommandError {
-    let code = match e {
-        SecretError::InvalidName { .. } | SecretError::InvalidValue(_) => "invalid",
-        _ => "keyring",
-    };
-    CommandError::new(code, e.to_string())
+    CommandError::new(e.code(), e.to_string())
 }
 
 /// Stores the user's choice for a server, for its current definition (a changed definition asks again). No limits
@@ -218,15 +221,18 @@ pub async fn set_sampling_preference(
         .server(&server)
         .map(wharf_core::ServerDef::definition_hash)
         .ok_or_else(|| {
-            CommandError::new("unknown_server", format!("there is no server \"{server}\""))
+            CommandError::new(
+                ErrorCode::UnknownServer,
+                format!("there is no server \"{server}\""),
+            )
         })?;
     let limits = checked_limits(limits.unwrap_or_default())?;
     let sampling = shell.sampling.clone();
     let name = server.clone();
     tauri::async_runtime::spawn_blocking(move || sampling.prefs.set(&name, &hash, policy, limits))
         .await
-        .map_err(|e| CommandError::new("internal", e.to_string()))?
-        .map_err(|e| CommandError::new("write", e.to_string()))?;
+        .map_err(|e| CommandError::new(ErrorCode::Internal, e.to_string()))?
+        .map_err(|e| CommandError::new(ErrorCode::Write, e.to_string()))?;
     tracing::info!(server, ?policy, "sampling preference saved");
     report_prefs_notices(&app, &shell.sampling);
     preferences(&shell.sampling).await
@@ -242,7 +248,7 @@ fn checked_limits(mut limits: Limits) -> Reply<Limits> {
         .collect();
     if limits.max_tokens == Some(0) {
         return Err(CommandError::new(
-            "invalid",
+            ErrorCode::Invalid,
             "max tokens must be at least 1 (leave it empty for no limit)",
         ));
     }
@@ -260,15 +266,18 @@ pub async fn forget_sampling_preference(
     let name = server.clone();
     tauri::async_runtime::spawn_blocking(move || sampling.prefs.forget(&name))
         .await
-        .map_err(|e| CommandError::new("internal", e.to_string()))?
-        .map_err(|e| CommandError::new("write", e.to_string()))?;
+        .map_err(|e| CommandError::new(ErrorCode::Internal, e.to_string()))?
+        .map_err(|e| CommandError::new(ErrorCode::Write, e.to_string()))?;
     tracing::info!(server, "sampling preference forgotten");
     report_prefs_notices(&app, &shell.sampling);
     preferences(&shell.sampling).await
 }
 
 fn write_error(path: &std::path::Path, e: &std::io::Error) -> CommandError {
-    CommandError::new("write", format!("cannot write {}: {e}", path.display()))
+    CommandError::new(
+        ErrorCode::Write,
+        format!("cannot write {}: {e}", path.display()),
+    )
 }
 
 #[cfg(test)]
@@ -285,7 +294,7 @@ mod tests {
         let refused = |value: Value| checked_provider(Some(&value)).expect_err("refused");
 
         let e = refused(json!({"kind": "openai", "model": "m", "apiKey": "sk-very-secret"}));
-        assert_eq!(e.code, "invalid");
+        assert_eq!(e.code, ErrorCode::Invalid);
         assert!(e.message.contains("apiKey"), "{e:?}");
         assert!(!e.message.contains("sk-very-secret"), "{e:?}");
 

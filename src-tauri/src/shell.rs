@@ -9,6 +9,7 @@ use tauri::{AppHandle, Emitter, Manager, RunEvent};
 use wharf_core::auth::{AuthOptions, BrokerConsent, TokenStore};
 use wharf_core::broker::{Broker, DeclaredCapabilities};
 use wharf_core::config::edit::{ConfigDocument, EraChoice, ServerEntry, ServerKind};
+use wharf_core::facade::Calls;
 use wharf_core::redact::Redactor;
 use wharf_core::roots::SharedWorkspace;
 use wharf_core::sampling::prefs::SamplingPrefs;
@@ -18,7 +19,6 @@ use wharf_core::workspace::Workspace;
 use wharf_core::{Config, ConfigError, EraCache, EventSink, Host, HostEvent, HostOptions};
 
 use crate::agent::SharedAgent;
-use crate::calls::Calls;
 use crate::smoke::Probe;
 use crate::state::{AppState, WindowSize};
 

@@ -15,6 +15,7 @@ use serde::Serialize;
 use serde_json::Value;
 use tauri::{AppHandle, Emitter, Manager, State};
 use wharf_core::config::PathArgumentPolicy;
+use wharf_core::facade::ErrorCode;
 use wharf_core::workspace::paths::PathParam;
 use wharf_core::workspace::{Root, WorkspaceError};
 use wharf_core::{Config, HostEvent};
@@ -108,9 +109,18 @@ async fn pick_folder(app: &AppHandle) -> Reply<Option<PathBuf>> {
             let _ = tx.send(folder.map(|f| f.path().to_path_buf()));
         });
     })
-    .map_err(|e| CommandError::new("dialog", format!("cannot show the folder picker: {e}")))?;
-    rx.await
-        .map_err(|_| CommandError::new("dialog", "the folder picker closed without an answer"))
+    .map_err(|e| {
+        CommandError::new(
+            ErrorCode::Dialog,
+            format!("cannot show the folder picker: {e}"),
+        )
+    })?;
+    rx.await.map_err(|_| {
+        CommandError::new(
+            ErrorCode::Dialog,
+            "the folder picker closed without an answer",
+        )
+    })
 }
 
 /// Opens a folder the user named (dropped on the window, typed): only an existing directory, given as an absolute
@@ -120,7 +130,7 @@ pub fn open_folder(shell: State<'_, Shell>, path: String) -> Reply<WorkspaceFold
     let path = PathBuf::from(path);
     if !path.is_absolute() {
         return Err(CommandError::new(
-            "not_a_folder",
+            ErrorCode::NotAFolder,
             format!("{}: not an absolute path", path.display()),
         ));
     }
@@ -131,9 +141,11 @@ pub fn open_folder(shell: State<'_, Shell>, path: String) -> Reply<WorkspaceFold
 fn open_checked(shell: &Shell, path: &Path) -> Reply<bool> {
     shell.host.workspace().open(path).map_err(|e| match e {
         WorkspaceError::NotFound(_) | WorkspaceError::NotAFolder(_) => {
-            CommandError::new("not_a_folder", e.to_string())
+            CommandError::new(ErrorCode::NotAFolder, e.to_string())
         }
-        WorkspaceError::Unreadable { .. } => CommandError::new("unreadable", e.to_string()),
+        WorkspaceError::Unreadable { .. } => {
+            CommandError::new(ErrorCode::Unreadable, e.to_string())
+        }
     })
 }
 
@@ -143,7 +155,7 @@ pub fn close_folder(shell: State<'_, Shell>, path: String) -> Reply<WorkspaceFol
         Ok(folders_of(&shell))
     } else {
         Err(CommandError::new(
-            "not_open",
+            ErrorCode::NotOpen,
             format!("{path} is not an open workspace folder"),
         ))
     }
@@ -219,8 +231,9 @@ async fn set_preference(shell: &Shell, server: &str, key: &str, value: Value) ->
     if !doc.names().iter().any(|n| n == server) {
         return Err(unknown_server(server));
     }
-    doc.set_server_key(server, key, value)
-        .map_err(|e| CommandError::new("config", format!("{}: {e}", doc.path.display())))?;
+    doc.set_server_key(server, key, value).map_err(|e| {
+        CommandError::new(ErrorCode::Config, format!("{}: {e}", doc.path.display()))
+    })?;
     doc.save().map_err(|e| write_error(&doc.path, &e))?;
     let config = Config::load_with_workspace(&doc.path, &shell.host.workspace().folders())?;
     shell.reconfigure(config).await;
@@ -237,7 +250,10 @@ pub async fn tool_path_params(
 ) -> Reply<Vec<PathParam>> {
     let tools = shell.host.connection(&server).await?.list_tools().await?;
     let info = tools.iter().find(|t| t.name == tool).ok_or_else(|| {
-        CommandError::new("unknown_tool", format!("{server} has no tool \"{tool}\""))
+        CommandError::new(
+            ErrorCode::UnknownTool,
+            format!("{server} has no tool \"{tool}\""),
+        )
     })?;
     Ok(wharf_core::workspace::paths::path_params(
         &info.input_schema,
@@ -245,11 +261,17 @@ pub async fn tool_path_params(
 }
 
 fn unknown_server(server: &str) -> CommandError {
-    CommandError::new("unknown_server", format!("there is no server \"{server}\""))
+    CommandError::new(
+        ErrorCode::UnknownServer,
+        format!("there is no server \"{server}\""),
+    )
 }
 
 fn write_error(path: &Path, e: &std::io::Error) -> CommandError {
-    CommandError::new("write", format!("cannot write {}: {e}", path.display()))
+    CommandError::new(
+        ErrorCode::Write,
+        format!("cannot write {}: {e}", path.display()),
+    )
 }
 
 /// What a drop on the window opens: each directory becomes a workspace folder; anything else is left alone.

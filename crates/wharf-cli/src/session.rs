@@ -2,9 +2,8 @@
 //! object per line, until `{"cmd":"quit"}` or EOF. Each call runs on its own task, so a slow or hung server never
 //! holds up the next command.
 
-use std::collections::HashMap;
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -12,7 +11,8 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use wharf_core::broker::Broker;
-use wharf_core::{CallOptions, Config, ConnectionError, EventSink, Host, HostOptions};
+use wharf_core::facade::{Calls, ErrorCode};
+use wharf_core::{CallOptions, Config, EventSink, Host, HostOptions};
 
 use crate::events_file::{as_notice, EventsFile};
 use crate::Failure;
@@ -56,7 +56,7 @@ pub async fn run(
     host.start_all().await;
     host.follow_workspace(config_path);
 
-    let calls: Arc<Mutex<HashMap<String, CancellationToken>>> = Arc::default();
+    let calls: Arc<Calls> = Arc::default();
     let mut tasks = JoinSet::new();
     let mut stdin = BufReader::new(tokio::io::stdin()).lines();
     loop {
@@ -79,7 +79,7 @@ pub async fn run(
                 reply_err(
                     &out,
                     &Value::Null,
-                    "invalid_command",
+                    ErrorCode::InvalidCommand,
                     "each line must be one JSON object",
                 );
                 continue;
@@ -92,35 +92,26 @@ pub async fn run(
                 break;
             }
             "call" => {
-                let token = CancellationToken::new();
-                if let Ok(mut map) = calls.lock() {
-                    map.insert(id.to_string(), token.clone());
-                }
                 let (host, out, calls) = (host.clone(), out.clone(), calls.clone());
                 tasks.spawn(async move {
-                    call(&host, &out, &command, &id, token).await;
-                    if let Ok(mut map) = calls.lock() {
-                        map.remove(&id.to_string());
-                    }
+                    calls
+                        .run(&id.to_string(), |token| {
+                            call(&host, &out, &command, &id, token)
+                        })
+                        .await;
                 });
             }
             "cancel" => {
                 let target = command.get("target").cloned().unwrap_or(Value::Null);
-                let token = calls
-                    .lock()
-                    .ok()
-                    .and_then(|map| map.get(&target.to_string()).cloned());
-                match token {
-                    Some(token) => {
-                        token.cancel();
-                        reply_ok(&out, &id, json!({"cancelled": target}));
-                    }
-                    None => reply_err(
+                if calls.cancel(&target.to_string()) {
+                    reply_ok(&out, &id, json!({"cancelled": target}));
+                } else {
+                    reply_err(
                         &out,
                         &id,
-                        "unknown_target",
+                        ErrorCode::UnknownTarget,
                         &format!("no call in progress with id {target}"),
-                    ),
+                    );
                 }
             }
             "servers" => {
@@ -140,7 +131,7 @@ pub async fn run(
                         &id,
                         serde_json::to_value(tools).unwrap_or(Value::Null),
                     ),
-                    Err(e) => reply_err(&out, &id, error_code(&e), &e.to_string()),
+                    Err(e) => reply_err(&out, &id, e.code(), &e.to_string()),
                 }
             }
             cmd @ ("start" | "stop" | "restart") => {
@@ -152,7 +143,7 @@ pub async fn run(
                 };
                 match done {
                     Ok(()) => reply_ok(&out, &id, json!({})),
-                    Err(e) => reply_err(&out, &id, error_code(&e), &e.to_string()),
+                    Err(e) => reply_err(&out, &id, e.code(), &e.to_string()),
                 }
             }
             "open" | "close" => {
@@ -160,7 +151,7 @@ pub async fn run(
                     reply_err(
                         &out,
                         &id,
-                        "invalid_command",
+                        ErrorCode::InvalidCommand,
                         "open and close need a \"path\"",
                     );
                     continue;
@@ -178,7 +169,7 @@ pub async fn run(
                 };
                 match done {
                     Ok(()) => reply_ok(&out, &id, json!({"roots": workspace.roots()})),
-                    Err(message) => reply_err(&out, &id, "workspace", &message),
+                    Err(message) => reply_err(&out, &id, ErrorCode::Workspace, &message),
                 }
             }
             "log_level" => {
@@ -186,7 +177,7 @@ pub async fn run(
                 let level = command.get("level").and_then(Value::as_str).unwrap_or("");
                 match host.set_log_level(server, level).await {
                     Ok(()) => reply_ok(&out, &id, json!({ "level": level })),
-                    Err(e) => reply_err(&out, &id, error_code(&e), &e.to_string()),
+                    Err(e) => reply_err(&out, &id, e.code(), &e.to_string()),
                 }
             }
             cmd @ ("subscribe" | "unsubscribe") => {
@@ -195,28 +186,26 @@ pub async fn run(
                     reply_err(
                         &out,
                         &id,
-                        "invalid_command",
+                        ErrorCode::InvalidCommand,
                         &format!("{cmd} needs a \"uri\""),
                     );
                     continue;
                 };
                 match host.subscribe(server, uri, cmd == "subscribe").await {
                     Ok(()) => reply_ok(&out, &id, json!({ "uri": uri })),
-                    Err(e) => reply_err(&out, &id, error_code(&e), &e.to_string()),
+                    Err(e) => reply_err(&out, &id, e.code(), &e.to_string()),
                 }
             }
             other => reply_err(
                 &out,
                 &id,
-                "invalid_command",
+                ErrorCode::InvalidCommand,
                 &format!("unknown command \"{other}\""),
             ),
         }
     }
     // Quit: in-flight calls end now, each with its reply, before the servers stop.
-    if let Ok(map) = calls.lock() {
-        map.values().for_each(CancellationToken::cancel);
-    }
+    calls.cancel_all();
     while tasks.join_next().await.is_some() {}
     host.shutdown().await;
     drop(host);
@@ -231,14 +220,21 @@ async fn call(host: &Host, out: &Out, command: &Value, id: &Value, cancel: Cance
         return reply_err(
             out,
             id,
-            "invalid_command",
+            ErrorCode::InvalidCommand,
             "call needs \"server\" and \"tool\"",
         );
     };
     let args = match command.get("args") {
         None | Some(Value::Null) => None,
         Some(Value::Object(map)) => Some(map.clone()),
-        Some(_) => return reply_err(out, id, "invalid_command", "\"args\" must be an object"),
+        Some(_) => {
+            return reply_err(
+                out,
+                id,
+                ErrorCode::InvalidCommand,
+                "\"args\" must be an object",
+            )
+        }
     };
     let options = CallOptions {
         cancel,
@@ -263,22 +259,7 @@ async fn call(host: &Host, out: &Out, command: &Value, id: &Value, cancel: Cance
             reply_ok(out, id, crate::output::record(result))
         }
         Ok(result) => reply_ok(out, id, result),
-        Err(e) => reply_err(out, id, error_code(&e), &e.to_string()),
-    }
-}
-
-fn error_code(e: &ConnectionError) -> &'static str {
-    match e {
-        ConnectionError::Config(_) => "config",
-        ConnectionError::Spawn(_) | ConnectionError::Connect(_) => "connection",
-        ConnectionError::Closed(_) => "closed",
-        ConnectionError::Server { .. } => "server_error",
-        ConnectionError::Timeout(_) => "timeout",
-        ConnectionError::Cancelled => "cancelled",
-        ConnectionError::Protocol(_) => "protocol",
-        ConnectionError::UnknownServer(_) => "unknown_server",
-        ConnectionError::Refused(_) => "refused",
-        ConnectionError::Auth(_) => "auth",
+        Err(e) => reply_err(out, id, e.code(), &e.to_string()),
     }
 }
 
@@ -286,7 +267,7 @@ fn reply_ok(out: &Out, id: &Value, result: Value) {
     let _ = out.send(json!({"id": id, "ok": true, "result": result}));
 }
 
-fn reply_err(out: &Out, id: &Value, code: &str, message: &str) {
+fn reply_err(out: &Out, id: &Value, code: ErrorCode, message: &str) {
     let _ = out.send(crate::output::record(
         json!({"id": id, "ok": false, "error": {"code": code, "message": message}}),
     ));

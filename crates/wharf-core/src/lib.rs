@@ -11,6 +11,7 @@ pub mod display_text;
 pub mod elicitation;
 pub mod era;
 pub mod events;
+pub mod facade;
 pub mod fsutil;
 pub mod host;
 pub mod process;

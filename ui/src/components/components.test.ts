@@ -547,7 +547,7 @@ describe("ToolResult", () => {
     expect($('[data-testid="tool-error"]').textContent).toContain("nope");
     unmount(mounted!);
     show(ToolResult, {
-      call: call({ status: "failed", error: { code: "crashed", message: "server died", fields: [] } }),
+      call: call({ status: "failed", error: { code: "closed", message: "server died", fields: [] } }),
     });
     expect($('[data-testid="tool-error"]').textContent).toBe("server died");
     unmount(mounted!);

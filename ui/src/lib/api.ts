@@ -6,6 +6,7 @@ import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import type { CommandError } from "../bindings/CommandError";
 import type { Completion } from "../bindings/Completion";
 import type { CompletionTarget } from "../bindings/CompletionTarget";
+import type { ErrorCode } from "../bindings/ErrorCode";
 import type { HostEvent } from "../bindings/HostEvent";
 import type { ImportSource } from "../bindings/ImportSource";
 import type { InputAnswer } from "../bindings/InputAnswer";
@@ -52,7 +53,8 @@ export function toCommandError(e: unknown): CommandError {
               typeof (f as Record<string, unknown>)["message"] === "string",
           )
         : [];
-      return { code, message, fields: list.map((f) => ({ field: f.field, message: f.message })) };
+      // The code comes from Rust's closed list (ErrorCode); the bridge's own failures are "internal" below.
+      return { code: code as ErrorCode, message, fields: list.map((f) => ({ field: f.field, message: f.message })) };
     }
   }
   return { code: "internal", message: e instanceof Error ? e.message : String(e), fields: [] };

@@ -124,7 +124,7 @@ describe("errors from the Rust side", () => {
     expect(
       errorsFromCommand({ code: "invalid", message: "bad", fields: [{ field: "args[1]", message: "empty" }] }),
     ).toEqual([{ field: "args[1]", message: "empty" }]);
-    expect(errorsFromCommand({ code: "io", message: "cannot write mcp.json", fields: [] })).toEqual([
+    expect(errorsFromCommand({ code: "write", message: "cannot write mcp.json", fields: [] })).toEqual([
       { field: "", message: "cannot write mcp.json" },
     ]);
   });

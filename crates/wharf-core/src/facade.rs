@@ -1,0 +1,8 @@
+//! What the app and the `wharf` command share above the host: the codes their failures carry and the tool calls a
+//! user may cancel. Each front end only presents these (the app as Tauri commands, the CLI as lines and JSON).
+
+pub mod calls;
+pub mod error_code;
+
+pub use calls::Calls;
+pub use error_code::ErrorCode;
