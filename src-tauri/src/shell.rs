@@ -6,17 +6,16 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use tauri::{AppHandle, Emitter, Manager, RunEvent};
-use wharf_core::auth::{AuthOptions, BrokerConsent, TokenStore};
-use wharf_core::broker::{Broker, DeclaredCapabilities};
+use wharf_core::auth::TokenStore;
 use wharf_core::config::edit::{ConfigDocument, EraChoice, ServerEntry, ServerKind};
-use wharf_core::facade::Calls;
+use wharf_core::facade::{Calls, HostBuilder};
 use wharf_core::redact::Redactor;
 use wharf_core::roots::SharedWorkspace;
 use wharf_core::sampling::prefs::SamplingPrefs;
 use wharf_core::sampling::provider::ProviderConfig;
 use wharf_core::sampling::SamplingService;
 use wharf_core::workspace::Workspace;
-use wharf_core::{Config, ConfigError, EraCache, EventSink, Host, HostEvent, HostOptions};
+use wharf_core::{Config, ConfigError, EventSink, Host, HostEvent};
 
 use crate::agent::SharedAgent;
 use crate::smoke::Probe;
@@ -326,17 +325,16 @@ fn sampling_service(
     report: &mut StartupReport,
     prefs_path: PathBuf,
 ) -> (Arc<SamplingService>, Option<String>) {
-    let (prefs, notice) = SamplingPrefs::open(prefs_path);
+    let (service, notice) = wharf_core::facade::sampling_service(config, prefs_path);
     if let Some(notice) = &notice {
         tracing::warn!("{notice}");
         report.warnings.push(notice.clone());
     }
-    let (provider, problem) = provider_of(config);
-    if let Some(problem) = problem {
+    if let (_, Some(problem)) = provider_of(config) {
         tracing::warn!("{problem}");
         report.warnings.push(problem);
     }
-    (Arc::new(SamplingService::new(prefs, provider)), notice)
+    (service, notice)
 }
 
 fn new_host(
@@ -353,19 +351,14 @@ fn new_host(
             tracing::debug!("host event not delivered to the UI: {e}");
         }
     });
-    // Roots come from the workspace; questions reach the dialog host through the app's agent. Sampling is always
-    // declared: with no provider yet, a request fails with a message that says where to choose one.
-    let broker = Broker::new(DeclaredCapabilities::SERVED, agent).with_sampling(sampling);
-    // A server that answers 401: the URL consent card, then the system browser; sign-ins kept in the OS keyring.
-    let sign_in = AuthOptions::new(Arc::new(BrokerConsent::new(broker.clone())), tokens);
-    let options = HostOptions {
-        restart: true,
-        eras: Arc::new(EraCache::default_location()),
-        workspace,
-        auth: Some(sign_in),
-        ..HostOptions::default()
-    };
-    Host::new(config, broker, events, options)
+    // Questions reach the dialog host through the app's agent. Sampling is always served: with no provider yet, a
+    // request fails with a message that says where to choose one.
+    HostBuilder::new(config, agent)
+        .workspace(workspace)
+        .sampling(sampling)
+        .tokens(tokens)
+        .restart_servers(true)
+        .build(events)
 }
 
 /// The workspace of the last run, from `$XDG_CONFIG_HOME/wharf/workspace.json`; a corrupt file is set aside and

@@ -18,13 +18,13 @@ use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 use serde_json::Value;
-use wharf_core::auth::{AuthOptions, BrokerConsent, TokenStore};
 use wharf_core::broker::{Broker, DeclaredCapabilities, ScriptedAgent, UserAgent};
+use wharf_core::facade::{sampling_service, HostBuilder};
 use wharf_core::roots::SharedWorkspace;
 use wharf_core::sampling::prefs::SamplingPrefs;
 use wharf_core::sampling::SamplingService;
 use wharf_core::workspace::Workspace;
-use wharf_core::{CallOptions, Config, EraCache, Host, HostOptions};
+use wharf_core::{CallOptions, Config, Host};
 
 use crate::events_file::EventsFile;
 
@@ -213,8 +213,8 @@ async fn run(cli: Cli) -> Result<ExitCode, Failure> {
         return auth_cmd::run(action, &config, events.sink()).await;
     }
     let agent = user_agent(&cli)?;
-    let broker = Broker::new(declared(), agent);
     if let Command::Conformance { url } = &cli.command {
+        let broker = Broker::new(DeclaredCapabilities::SERVED, agent);
         return conformance::run(url, broker, events).await;
     }
     let config_path = cli
@@ -231,24 +231,18 @@ async fn run(cli: Cli) -> Result<ExitCode, Failure> {
     for warning in &config.warnings {
         output::say(&format!("warning: {warning}"));
     }
-    let broker = with_sampling(broker, &config, &events);
-    // A server that answers 401: the consent card of URL elicitation (terminal or --answers), then the browser;
-    // the sign-in is kept in the OS keyring.
-    let sign_in = AuthOptions::new(
-        Arc::new(BrokerConsent::new(broker.clone())),
-        TokenStore::os(),
-    );
-    let options = HostOptions {
-        eras: Arc::new(EraCache::default_location()),
-        restart: matches!(cli.command, Command::Session),
-        workspace,
-        auth: Some(sign_in),
-        ..HostOptions::default()
-    };
+    let session = matches!(cli.command, Command::Session);
+    let sampling = sampling(&config, &events);
+    let mut builder = HostBuilder::new(config, agent)
+        .workspace(workspace)
+        .restart_servers(session);
+    if let Some(service) = sampling {
+        builder = builder.sampling(service);
+    }
     match cli.command {
-        Command::Session => session::run(config, broker, events, options).await,
+        Command::Session => session::run(builder, events).await,
         command => {
-            let host = Host::new(config, broker, events.sink(), options);
+            let host = builder.build(events.sink());
             let outcome = one_shot(&host, command).await;
             host.shutdown().await;
             outcome
@@ -256,17 +250,17 @@ async fn run(cli: Cli) -> Result<ExitCode, Failure> {
     }
 }
 
-/// What Wharf serves to servers today: roots (from the workspace folders).
-/// Sampling is offered when mcp.json names a provider; the user's preferences come from their config directory.
-fn with_sampling(broker: Broker, config: &Config, events: &EventsFile) -> Broker {
+/// Sampling is served when mcp.json names a provider (a server is not offered what cannot work); the user's
+/// preferences come from their config directory.
+fn sampling(config: &Config, events: &EventsFile) -> Option<Arc<SamplingService>> {
     match &config.sampling_provider {
-        None => broker,
+        None => None,
         Some(Err(e)) => {
             output::say(&format!("warning: {e}; sampling is not offered to servers"));
-            broker
+            None
         }
-        Some(Ok(provider)) => {
-            let (prefs, notice) = SamplingPrefs::open(SamplingPrefs::default_path());
+        Some(Ok(_)) => {
+            let (service, notice) = sampling_service(config, SamplingPrefs::default_path());
             if let Some(message) = notice {
                 events.sink().emit(wharf_core::HostEvent::Notice {
                     server: None,
@@ -274,14 +268,9 @@ fn with_sampling(broker: Broker, config: &Config, events: &EventsFile) -> Broker
                     message,
                 });
             }
-            let service = SamplingService::new(prefs, Some(provider.clone()));
-            broker.with_sampling(Arc::new(service))
+            Some(service)
         }
     }
-}
-
-fn declared() -> DeclaredCapabilities {
-    DeclaredCapabilities::SERVED
 }
 
 fn user_agent(cli: &Cli) -> Result<Arc<dyn UserAgent>, Failure> {

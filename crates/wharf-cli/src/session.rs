@@ -10,21 +10,15 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
-use wharf_core::broker::Broker;
-use wharf_core::facade::{Calls, ErrorCode};
-use wharf_core::{CallOptions, Config, EventSink, Host, HostOptions};
+use wharf_core::facade::{Calls, ErrorCode, HostBuilder};
+use wharf_core::{CallOptions, EventSink, Host};
 
 use crate::events_file::{as_notice, EventsFile};
 use crate::Failure;
 
 type Out = mpsc::UnboundedSender<Value>;
 
-pub async fn run(
-    config: Config,
-    broker: Broker,
-    events: EventsFile,
-    options: HostOptions,
-) -> Result<ExitCode, Failure> {
+pub async fn run(host: HostBuilder, events: EventsFile) -> Result<ExitCode, Failure> {
     let (out, mut lines) = mpsc::unbounded_channel::<Value>();
     let writer = tokio::spawn(async move {
         let mut stdout = tokio::io::stdout();
@@ -48,8 +42,8 @@ pub async fn run(
             }
         })
     };
-    let config_path = config.path.clone();
-    let host = Arc::new(Host::new(config, broker, sink, options));
+    let config_path = host.config().path.clone();
+    let host = Arc::new(host.build(sink));
     for warning in &host.warnings {
         let _ = out.send(json!({"event": "notice", "code": "config_warning", "message": warning}));
     }
