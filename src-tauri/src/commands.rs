@@ -1,6 +1,6 @@
-//! The commands the webview may call. Each is a thin adapter over wharf-core; each must also be listed in `build.rs`
-//! and granted in `capabilities/`, or the webview cannot reach it. None of them opens a URL or reads a file the UI
-//! names: imports come only from the known locations `import_sources` lists.
+//! The commands the webview may call. Each is a thin adapter over wharf-core; each must also be listed in
+//! `command_list.rs` and granted in `capabilities/`, or the webview cannot reach it. None of them opens a URL or
+//! reads a file the UI names: imports come only from the known locations `import_sources` lists.
 
 use serde::Serialize;
 use serde_json::Value;

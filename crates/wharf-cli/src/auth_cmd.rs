@@ -1,5 +1,5 @@
 //! `wharf auth status [SERVER]` and `wharf auth logout SERVER`: the sign-ins kept in the OS keyring for the
-//! configured HTTP servers (CLI-CONTRACT.md). Neither connects to a server, and neither ever prints a token.
+//! configured HTTP servers (docs/cli.md). Neither connects to a server, and neither ever prints a token.
 
 use std::process::ExitCode;
 

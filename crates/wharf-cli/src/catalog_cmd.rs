@@ -1,4 +1,4 @@
-//! `wharf resources | read | prompts | prompt | complete`: what a server offers besides tools (CLI-CONTRACT.md). JSON
+//! `wharf resources | read | prompts | prompt | complete`: what a server offers besides tools (docs/cli.md). JSON
 //! on stdout; a connection, protocol or usage error exits 2 with one line.
 
 use std::process::ExitCode;

@@ -1,4 +1,4 @@
-//! `wharf`: the headless face of wharf-core. The contract is ../shared/CLI-CONTRACT.md: JSON on stdout, one-line
+//! `wharf`: the headless face of wharf-core. The contract is docs/cli.md: JSON on stdout, one-line
 //! reasons on stderr, exit 0 / 1 (the tool said isError) / 2 (connection, protocol or usage error).
 
 mod auth_cmd;
@@ -104,6 +104,9 @@ pub(crate) enum Command {
     Later(Vec<String>),
 }
 
+/// The commands docs/cli.md names that are still to come: each answers exit 2, "not yet supported".
+const COMING_COMMANDS: [&str; 2] = ["chat", "conversations"];
+
 /// A failure that ends the command: exit 2 with one line on stderr.
 #[derive(Debug)]
 pub struct Failure(pub String);
@@ -176,6 +179,10 @@ fn init_logging() {
 async fn run(cli: Cli) -> Result<ExitCode, Failure> {
     if let Command::Later(words) = &cli.command {
         let name = words.first().map(String::as_str).unwrap_or("");
+        // Commands the contract names before they exist are told apart from typing mistakes.
+        if COMING_COMMANDS.contains(&name) {
+            return Err(Failure(format!("\"{name}\" is not yet supported")));
+        }
         return Err(Failure(format!(
             "unknown command \"{name}\" (see wharf --help)"
         )));

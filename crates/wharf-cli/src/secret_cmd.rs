@@ -1,4 +1,4 @@
-//! `wharf secret set NAME` / `wharf secret delete NAME`: secrets in the OS keyring (CLI-CONTRACT.md). The value comes
+//! `wharf secret set NAME` / `wharf secret delete NAME`: secrets in the OS keyring (docs/cli.md). The value comes
 //! from stdin only (argv is visible to every process in /proc) and is never printed, logged or put in an error.
 
 use std::io::{IsTerminal, Write};

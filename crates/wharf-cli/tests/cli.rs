@@ -84,6 +84,25 @@ fn usage_errors_are_one_line() {
     assert_one_line_failure(&out, "required");
 }
 
+/// The commands the contract names before they exist say so; anything else is an unknown command.
+#[test]
+fn commands_still_to_come_are_not_yet_supported_and_others_unknown() {
+    for (args, needle) in [
+        (vec!["chat", "hello"], "\"chat\" is not yet supported"),
+        (
+            vec!["conversations", "list"],
+            "\"conversations\" is not yet supported",
+        ),
+        (vec!["chatt"], "unknown command \"chatt\""),
+    ] {
+        let out = std::process::Command::new(wharf_bin())
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_one_line_failure(&out, needle);
+    }
+}
+
 #[test]
 fn an_unknown_server_in_call_is_a_clear_error() {
     let scratch = Scratch::new(json!({"servers": {"a": {"command": "true"}}}));

@@ -204,6 +204,7 @@ const SERVER_KEYS: &[&str] = &[
     "elicitation",
     "disabled",
     "dev",
+    "oauth",
 ];
 
 impl Config {

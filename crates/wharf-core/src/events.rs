@@ -1,6 +1,6 @@
 //! What the host tells its front ends as it happens: status changes, progress, logs, protocol problems.
 //!
-//! Events serialize to the shapes of CLI-CONTRACT.md (`{"event": "server_status", ...}`), so the CLI writes them as
+//! Events serialize to the shapes of docs/cli.md (`{"event": "server_status", ...}`), so the CLI writes them as
 //! they are and the app forwards them to the UI unchanged.
 
 use std::sync::Arc;

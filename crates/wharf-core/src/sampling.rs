@@ -447,7 +447,7 @@ async fn complete(
     })
 }
 
-/// What the user was shown, reported once with the answer (CLI-CONTRACT.md's `sampling` event).
+/// What the user was shown, reported once with the answer (docs/cli.md's `sampling` event).
 struct Outcome<'a> {
     s: &'a Sampling<'a>,
     policy: &'static str,

@@ -1,4 +1,4 @@
-//! The scripted user of `--answers FILE` (CLI-CONTRACT.md): per kind one answer or a list consumed in order, the last
+//! The scripted user of `--answers FILE` (docs/cli.md): per kind one answer or a list consumed in order, the last
 //! one repeating. Some questions come in two steps for one request (a URL the call waits on, a sampling reply to
 //! review): the second step follows the entry of the first, so one entry still answers one request.
 

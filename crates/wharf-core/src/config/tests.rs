@@ -297,6 +297,21 @@ fn unknown_keys_warn_but_load() {
 }
 
 #[test]
+fn every_key_a_server_entry_may_use_loads_without_a_warning() {
+    let c = parse(
+        r#"{"servers": {
+            "s": {"type": "stdio", "command": "x", "args": [], "env": {}, "cwd": "/", "envFile": "/e",
+                  "probeTimeoutMs": 1000, "requestTimeoutMs": 1000, "era": "auto", "roots": true,
+                  "pathArguments": "ask", "elicitation": true, "disabled": false, "dev": {}},
+            "h": {"type": "http", "url": "https://h.example/mcp", "headers": {},
+                  "oauth": {"clientId": "c", "clientSecret": "s"}}
+        }}"#,
+    )
+    .unwrap();
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+}
+
+#[test]
 fn bad_shapes_are_clear_errors() {
     assert!(parse("[]").unwrap_err().to_string().contains("top level"));
     assert!(parse(r#"{"servers": {"a": 3}}"#)

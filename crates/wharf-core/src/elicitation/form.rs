@@ -586,7 +586,7 @@ fn check_default(name: &str, kind: &FieldKind, d: &Value) -> Result<Value, OutOf
     ))
 }
 
-/// The `credential_field:<name>` warning codes of CLI-CONTRACT.md, in field order.
+/// The `credential_field:<name>` warning codes of docs/cli.md, in field order.
 pub fn credential_warnings(spec: &FormSpec) -> Vec<String> {
     let credentials = spec.fields.iter().filter(|f| f.credential);
     credentials
