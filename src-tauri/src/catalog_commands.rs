@@ -1,7 +1,7 @@
 //! What a server offers besides tools, as the window's Resources and Prompts views use it: lists, reads, prompts,
 //! argument completion, subscriptions and the log level. Thin adapters over wharf-core's catalog (`Connection`'s
 //! `list_resources`, `read_resource`, `get_prompt`, `complete`...; `Host::subscribe`, and `Host::set_log_level`,
-//! `log_level` and `clear_log_level`), the answers shaped by `catalog_view` so the UI only renders them. Registered
+//! `log_level` and `clear_log_level`), the answers shaped by `wharf_core::view` so the UI only renders them. Registered
 //! like the commands of `commands.rs`.
 //!
 //! The webview never names a file: a binary resource is not sent to it (only its size and type); Save re-reads it
@@ -16,11 +16,10 @@ use serde_json::{json, Map, Value};
 use tauri::{AppHandle, Manager, State};
 use wharf_core::facade::ErrorCode;
 use wharf_core::uri_template::{self, TemplateVariable};
+use wharf_core::view::catalog::{self, Completion, PromptCatalog, ResourceCatalog};
+use wharf_core::view::content::{self, PromptView, ResourceView};
 use wharf_core::CallOptions;
 
-use crate::catalog_view::{
-    self, Completion, PromptCatalog, PromptView, ResourceCatalog, ResourceView,
-};
 use crate::commands::CommandError;
 use crate::shell::Shell;
 
@@ -80,9 +79,9 @@ fn subscribes(capabilities: &Value) -> bool {
 #[tauri::command]
 pub async fn list_resources(shell: State<'_, Shell>, server: String) -> Reply<ResourceCatalog> {
     let conn = shell.host.connection(&server).await?;
-    let (resources, skipped) = catalog_view::resource_infos(&conn.list_resources().await?);
+    let (resources, skipped) = catalog::resource_infos(&conn.list_resources().await?);
     let (templates, skipped_templates) =
-        catalog_view::template_infos(&conn.list_resource_templates().await?);
+        catalog::template_infos(&conn.list_resource_templates().await?);
     Ok(ResourceCatalog {
         resources,
         templates,
@@ -103,7 +102,7 @@ pub async fn read_resource(
 ) -> Reply<ResourceView> {
     let conn = shell.host.connection(&server).await?;
     let result = conn.read_resource(&uri, &user_call()).await?;
-    Ok(catalog_view::resource_view(&uri, &result))
+    Ok(content::resource_view(&uri, &result))
 }
 
 /// One save dialog at a time: a second click while it is open does nothing.
@@ -121,12 +120,12 @@ pub async fn save_resource_blob(
 ) -> Reply<Option<SavedBlob>> {
     let conn = shell.host.connection(&server).await?;
     let result = conn.read_resource(&uri, &user_call()).await?;
-    let bytes = catalog_view::blob_at(&result, index as usize)
+    let bytes = content::blob_at(&result, index as usize)
         .map_err(|message| CommandError::new(ErrorCode::NotABlob, format!("{uri}: {message}")))?;
     if SAVING.swap(true, Ordering::SeqCst) {
         return Ok(None);
     }
-    let picked = pick_save_path(&app, catalog_view::file_name_for(&uri)).await;
+    let picked = pick_save_path(&app, content::file_name_for(&uri)).await;
     SAVING.store(false, Ordering::SeqCst);
     let Some(path) = picked? else {
         return Ok(None);
@@ -204,7 +203,7 @@ pub fn expand_template(template: String, values: BTreeMap<String, String>) -> Re
 #[tauri::command]
 pub async fn list_prompts(shell: State<'_, Shell>, server: String) -> Reply<PromptCatalog> {
     let conn = shell.host.connection(&server).await?;
-    let (prompts, skipped) = catalog_view::prompt_infos(&conn.list_prompts().await?);
+    let (prompts, skipped) = catalog::prompt_infos(&conn.list_prompts().await?);
     Ok(PromptCatalog {
         prompts,
         can_complete: conn.offers("completions"),
@@ -228,7 +227,7 @@ pub async fn get_prompt(
     let result = conn
         .get_prompt(&name, (!args.is_empty()).then_some(args), &user_call())
         .await?;
-    Ok(catalog_view::prompt_view(&result))
+    Ok(content::prompt_view(&result))
 }
 
 /// Suggestions for `argument` of a prompt or template as the user types `value`, with the other fields already
@@ -257,7 +256,7 @@ pub async fn complete(
             &CallOptions::default(),
         )
         .await?;
-    Ok(catalog_view::completion(&answer))
+    Ok(catalog::completion(&answer))
 }
 
 /// Subscribes to a resource (kept across restarts of the server) or unsubscribes; the URIs subscribed to now.

@@ -8,13 +8,13 @@ use tauri::State;
 use wharf_core::broker::InputAnswer;
 use wharf_core::config::edit::{ConfigDocument, FieldError, ImportSource, ServerEntry};
 use wharf_core::facade::ErrorCode;
+use wharf_core::view::tool_result::{tool_result_view, ToolResultView};
 use wharf_core::{CallOptions, ConnectionError, ServerSummary, ToolInfo};
 
 use crate::agent::{AppAgent, PendingInput};
 use crate::shell::{Shell, StartupReport};
 use crate::smoke::RenderedRow;
 use crate::state::UiState;
-use crate::tool_result_view::{tool_result_view, ToolResultView};
 
 /// A failed command, as the UI receives it: a stable code, a message for the user, and per-field problems for forms.
 #[derive(Debug, thiserror::Error, Serialize, ts_rs::TS)]

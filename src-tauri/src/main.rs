@@ -13,7 +13,6 @@ mod command_list;
 mod agent;
 mod auth_commands;
 mod catalog_commands;
-mod catalog_view;
 mod commands;
 mod input_commands;
 mod logs;
@@ -21,7 +20,6 @@ mod sampling_commands;
 mod shell;
 mod smoke;
 mod state;
-mod tool_result_view;
 mod window;
 mod workspace_commands;
 

@@ -22,6 +22,7 @@ pub mod sampling;
 pub mod secrets;
 pub mod stdio_transport;
 pub mod uri_template;
+pub mod view;
 pub mod workspace;
 
 pub use broker::{InputAnswer, InputKind, InputRequest, ScriptedAgent, UserAgent};

@@ -2,7 +2,7 @@ use base64::Engine as _;
 use serde_json::json;
 
 use super::*;
-use crate::catalog_view::{IMAGE_CAP, TEXT_CAP};
+use crate::view::content::{IMAGE_CAP, TEXT_CAP};
 
 fn b64(bytes: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
@@ -165,7 +165,7 @@ fn every_kind_of_content_item_becomes_its_block() {
         MessageBlock::Resource { content } => assert!(
             matches!(
                 content,
-                crate::catalog_view::ContentView::Blob { bytes: 4, .. }
+                crate::view::content::ContentView::Blob { bytes: 4, .. }
             ),
             "a blob is named by its size only: {content:?}"
         ),

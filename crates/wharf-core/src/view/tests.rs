@@ -1,7 +1,10 @@
+//! The shaping and the caps, on plain JSON.
+
 use base64::Engine as _;
 use serde_json::json;
 
-use super::*;
+use super::catalog::*;
+use super::content::*;
 
 fn b64(bytes: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)

@@ -5,7 +5,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::catalog_view::{message_block, other, Budget, MessageBlock};
+use super::content::{message_block, other, Budget, MessageBlock};
 
 /// The most content items shown of one result: past that, even empty items would cost the webview more than the
 /// text cap allows (each is a block of its own).
@@ -76,5 +76,4 @@ pub fn tool_result_view(result: &Value) -> ToolResultView {
 }
 
 #[cfg(test)]
-#[path = "tool_result_view_tests.rs"]
 mod tests;

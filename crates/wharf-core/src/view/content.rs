@@ -1,8 +1,6 @@
-//! What the window shows of a server's resources and prompts, shaped here from the JSON the server sent so the UI
-//! renders and never interprets: typed list items, a read resource's contents under caps (text cut at 1 MiB, images
-//! sent as base64 up to 10 MiB, other blobs never sent: only their size and type), and a prompt's messages.
-//!
-//! Everything here is pure (no Tauri, no connection), so the caps and the shaping are unit-tested on plain JSON.
+//! What a front end shows of a server's content, shaped here from the JSON the server sent so the window renders and
+//! never interprets: a read resource's contents, a prompt's messages and a tool result's blocks, under caps (text cut
+//! at 1 MiB, images passed as base64 up to 10 MiB, other blobs never passed: only their size and type).
 
 use base64::Engine as _;
 use serde::Serialize;
@@ -23,103 +21,6 @@ const IMAGE_TYPES: [&str; 7] = [
     "image/avif",
     "image/svg+xml",
 ];
-
-/// One resource of `resources/list`.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
-#[ts(export)]
-#[serde(rename_all = "camelCase")]
-pub struct ResourceInfo {
-    pub uri: String,
-    pub name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub title: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub description: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub mime_type: Option<String>,
-    /// The size in bytes the server announced, if it did.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[ts(optional, type = "number")]
-    pub size: Option<u64>,
-}
-
-/// One template of `resources/templates/list`.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
-#[ts(export)]
-#[serde(rename_all = "camelCase")]
-pub struct TemplateInfo {
-    pub uri_template: String,
-    pub name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub title: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub description: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub mime_type: Option<String>,
-}
-
-/// A server's resources as the Resources view shows them.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
-#[ts(export)]
-#[serde(rename_all = "camelCase")]
-pub struct ResourceCatalog {
-    pub resources: Vec<ResourceInfo>,
-    pub templates: Vec<TemplateInfo>,
-    /// The server offers `resources.subscribe`: the viewer shows a Subscribe toggle.
-    pub can_subscribe: bool,
-    /// The URIs subscribed to now on this server.
-    pub subscribed: Vec<String>,
-    /// The server offers `completions`: template variables get suggestions.
-    pub can_complete: bool,
-    /// List items left out because they lacked a URI or a name.
-    pub skipped: u32,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
-#[ts(export)]
-#[serde(rename_all = "camelCase")]
-pub struct PromptArgumentInfo {
-    pub name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub title: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub description: Option<String>,
-    pub required: bool,
-}
-
-/// One prompt of `prompts/list`.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
-#[ts(export)]
-#[serde(rename_all = "camelCase")]
-pub struct PromptInfo {
-    pub name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub title: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub description: Option<String>,
-    pub arguments: Vec<PromptArgumentInfo>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
-#[ts(export)]
-#[serde(rename_all = "camelCase")]
-pub struct PromptCatalog {
-    pub prompts: Vec<PromptInfo>,
-    /// The server offers `completions`: arguments get suggestions.
-    pub can_complete: bool,
-    /// List items left out because they lacked a name.
-    pub skipped: u32,
-}
 
 /// One item of a resource's contents, ready for the webview.
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
@@ -245,98 +146,8 @@ pub struct PromptView {
     pub text: String,
 }
 
-/// A `completion/complete` answer.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
-#[ts(export)]
-#[serde(rename_all = "camelCase")]
-pub struct Completion {
-    /// At most 100 (the spec's cap), as the server ordered them.
-    pub values: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[ts(optional, type = "number")]
-    pub total: Option<u64>,
-    pub has_more: bool,
-}
-
-fn string(item: &Value, key: &str) -> Option<String> {
+pub(crate) fn string(item: &Value, key: &str) -> Option<String> {
     item.get(key).and_then(Value::as_str).map(str::to_owned)
-}
-
-pub fn resource_infos(items: &[Value]) -> (Vec<ResourceInfo>, u32) {
-    let mut skipped = 0;
-    let list = items
-        .iter()
-        .filter_map(|item| {
-            let found = string(item, "uri")
-                .zip(string(item, "name"))
-                .map(|(uri, name)| ResourceInfo {
-                    uri,
-                    name,
-                    title: string(item, "title"),
-                    description: string(item, "description"),
-                    mime_type: string(item, "mimeType"),
-                    size: item.get("size").and_then(Value::as_u64),
-                });
-            skipped += u32::from(found.is_none());
-            found
-        })
-        .collect();
-    (list, skipped)
-}
-
-pub fn template_infos(items: &[Value]) -> (Vec<TemplateInfo>, u32) {
-    let mut skipped = 0;
-    let list = items
-        .iter()
-        .filter_map(|item| {
-            let found = string(item, "uriTemplate").zip(string(item, "name")).map(
-                |(uri_template, name)| TemplateInfo {
-                    uri_template,
-                    name,
-                    title: string(item, "title"),
-                    description: string(item, "description"),
-                    mime_type: string(item, "mimeType"),
-                },
-            );
-            skipped += u32::from(found.is_none());
-            found
-        })
-        .collect();
-    (list, skipped)
-}
-
-pub fn prompt_infos(items: &[Value]) -> (Vec<PromptInfo>, u32) {
-    let mut skipped = 0;
-    let list = items
-        .iter()
-        .filter_map(|item| {
-            let found = string(item, "name").map(|name| PromptInfo {
-                name,
-                title: string(item, "title"),
-                description: string(item, "description"),
-                arguments: item
-                    .get("arguments")
-                    .and_then(Value::as_array)
-                    .map(|args| {
-                        args.iter()
-                            .filter_map(|a| {
-                                Some(PromptArgumentInfo {
-                                    name: string(a, "name")?,
-                                    title: string(a, "title"),
-                                    description: string(a, "description"),
-                                    required: a.get("required").and_then(Value::as_bool)
-                                        == Some(true),
-                                })
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-            });
-            skipped += u32::from(found.is_none());
-            found
-        })
-        .collect();
-    (list, skipped)
 }
 
 /// What is left to send of one result: text and image bytes, spent item by item.
@@ -500,7 +311,7 @@ pub fn file_name_for(uri: &str) -> String {
     let path = uri.split(['?', '#']).next().unwrap_or_default();
     let last = path.rsplit('/').find(|s| !s.is_empty()).unwrap_or_default();
     let last = if last.ends_with(':') { "" } else { last };
-    let decoded = percent_decode(last);
+    let decoded = percent_encoding::percent_decode_str(last).decode_utf8_lossy();
     let clean: String = decoded
         .chars()
         .filter(|c| {
@@ -515,27 +326,8 @@ pub fn file_name_for(uri: &str) -> String {
     }
 }
 
-fn percent_decode(s: &str) -> String {
-    let hex = |b: u8| char::from(b).to_digit(16);
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let (Some(hi), Some(lo)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
-                out.push((hi * 16 + lo) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 /// Other JSON shown as text, capped like text.
-pub(crate) fn other(label: String, item: &Value, budget: &mut Budget) -> MessageBlock {
+pub fn other(label: String, item: &Value, budget: &mut Budget) -> MessageBlock {
     let json = serde_json::to_string_pretty(item).unwrap_or_default();
     MessageBlock::Other {
         // The label may be the server's own `type`: charged to the text cap like the rest.
@@ -544,7 +336,7 @@ pub(crate) fn other(label: String, item: &Value, budget: &mut Budget) -> Message
     }
 }
 
-pub(crate) fn message_block(item: &Value, budget: &mut Budget) -> MessageBlock {
+pub fn message_block(item: &Value, budget: &mut Budget) -> MessageBlock {
     let kind = item.get("type").and_then(Value::as_str).unwrap_or_default();
     match kind {
         "text" => match item.get("text").and_then(Value::as_str) {
@@ -664,26 +456,3 @@ pub fn prompt_view(result: &Value) -> PromptView {
         text,
     }
 }
-
-/// A `completion/complete` answer (`{values, total?, hasMore?}`), at most 100 values, non-strings dropped.
-pub fn completion(answer: &Value) -> Completion {
-    let all: Vec<String> = answer
-        .get("values")
-        .and_then(Value::as_array)
-        .map(|v| {
-            v.iter()
-                .filter_map(|x| x.as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default();
-    let cut = all.len() > 100;
-    Completion {
-        values: all.into_iter().take(100).collect(),
-        total: answer.get("total").and_then(Value::as_u64),
-        has_more: cut || answer.get("hasMore").and_then(Value::as_bool) == Some(true),
-    }
-}
-
-#[cfg(test)]
-#[path = "catalog_view_tests.rs"]
-mod tests;
