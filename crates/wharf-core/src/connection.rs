@@ -30,7 +30,7 @@ use crate::era::{Era, EraCache, LEGACY_VERSION, MODERN_VERSION};
 use crate::events::{EventSink, HostEvent};
 use crate::process::{ServerProcess, StderrTail};
 use crate::roots::{RootsAccess, SharedWorkspace};
-use crate::stdio_transport::DEFAULT_MAX_MESSAGE_BYTES;
+pub(crate) use stdio::transport::DEFAULT_MAX_MESSAGE_BYTES;
 pub use handler::ProgressRouter;
 use handler::WharfHandler;
 

@@ -35,7 +35,7 @@ impl Default for HostOptions {
             eras: Arc::new(EraCache::in_memory()),
             workspace: SharedWorkspace::new(Default::default(), None),
             restart: false,
-            max_message_bytes: crate::stdio_transport::DEFAULT_MAX_MESSAGE_BYTES,
+            max_message_bytes: crate::connection::DEFAULT_MAX_MESSAGE_BYTES,
             auth: None,
         }
     }

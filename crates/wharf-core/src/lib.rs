@@ -20,7 +20,6 @@ pub mod redact;
 pub mod roots;
 pub mod sampling;
 pub mod secrets;
-pub mod stdio_transport;
 pub mod uri_template;
 pub mod view;
 pub mod workspace;

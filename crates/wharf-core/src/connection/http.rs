@@ -20,7 +20,7 @@ use super::{
 use crate::auth::client::AuthHttpClient;
 use crate::config::ServerDef;
 use crate::era::Era;
-use crate::stdio_transport::is_modern_error;
+use super::stdio::transport::is_modern_error;
 
 type Service = RunningService<RoleClient, WharfHandler>;
 

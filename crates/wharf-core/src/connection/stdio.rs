@@ -14,7 +14,7 @@ use super::{
 use crate::config::ServerDef;
 use crate::era::Era;
 use crate::events::{EventSink, HostEvent};
-use crate::stdio_transport::{ProbeOutcome, StdioTransport};
+use transport::{ProbeOutcome, StdioTransport};
 
 pub(super) async fn connect(
     def: &ServerDef,
@@ -130,3 +130,5 @@ async fn announce_stderr(
         });
     }
 }
+
+pub(super) mod transport;

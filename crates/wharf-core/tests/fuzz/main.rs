@@ -1,7 +1,7 @@
 //! Property-based fuzzing of everything that reads input Wharf does not control: the MRTR driver, what the
 //! transports rewrite before rmcp reads a server's message, the elicitation form model and its credential detector,
 //! URL analysis, mcp.json parsing, root URIs and the workspace path check. (The stdio line decoder is private: its
-//! target is the unit module `stdio_transport/fuzz_tests.rs`.)
+//! target is the unit module `connection/stdio/transport/fuzz_tests.rs`.)
 //!
 //! Each property runs 256 cases under `cargo test`; `make fuzz` runs the same ones with many more for a bounded time
 //! (PROPTEST_CASES). No property may panic on any input; those with a real invariant check it too.
