@@ -11,6 +11,7 @@ mod init_error;
 use init_error::init_error;
 mod listen;
 mod mrtr;
+mod progress;
 mod stdio;
 mod tools;
 mod watched;
@@ -30,9 +31,9 @@ use crate::era::{Era, EraCache, LEGACY_VERSION, MODERN_VERSION};
 use crate::events::{EventSink, HostEvent};
 use crate::process::{ServerProcess, StderrTail};
 use crate::roots::{RootsAccess, SharedWorkspace};
-pub(crate) use stdio::transport::DEFAULT_MAX_MESSAGE_BYTES;
-pub use handler::ProgressRouter;
 use handler::WharfHandler;
+pub use progress::ProgressRouter;
+pub(crate) use stdio::transport::DEFAULT_MAX_MESSAGE_BYTES;
 
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum ConnectionError {

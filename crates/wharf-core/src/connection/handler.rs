@@ -5,193 +5,31 @@
 //! The rmcp `ClientHandler` of one connection: legacy server-to-client requests go to the broker, notifications
 //! become host events or reach the call that is waiting for them.
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use rmcp::model::{
     ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
     CustomNotification, CustomRequest, CustomResult, ElicitRequestParams, ElicitResult,
     ElicitationCapability, ErrorCode, ErrorData, FormElicitationCapability, Implementation,
     JsonObject, ListRootsResult, LoggingMessageNotificationParam, ProgressNotificationParam,
-    ProgressToken, ProtocolVersion, ResourceUpdatedNotificationParam, RootsCapabilities,
-    SamplingCapability, UrlElicitationCapability,
+    ProtocolVersion, ResourceUpdatedNotificationParam, RootsCapabilities, SamplingCapability,
+    UrlElicitationCapability,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use rmcp::ClientHandler;
 use serde_json::Value;
-use tokio::sync::mpsc;
 
 use crate::broker::{Broker, BrokerRefusal, InputKind};
 use crate::elicitation;
 use crate::events::{EventSink, HostEvent};
 use crate::sampling::{self, Sampling};
 
+use super::progress::{ProgressRouter, ProgressTap};
+
 mod flood;
 mod raw;
 pub use flood::{Flood, LogFlood};
 pub use raw::{elicitation_fits_spec, INVALID_REQUEST_NOTICE};
-
-/// Progress notifications routed to the call that asked for them. A notification can beat the registration of its
-/// token (the server answers while the caller is still being handed its request id), so unclaimed ones wait in a
-/// small buffer.
-#[derive(Debug, Default, Clone)]
-pub struct ProgressRouter(Arc<Mutex<RouterState>>);
-
-#[derive(Debug, Default)]
-struct RouterState {
-    routes: HashMap<ProgressToken, Route>,
-    unclaimed: VecDeque<ProgressNotificationParam>,
-    /// What the user's calls in flight are doing ("calling tool x"), oldest first: a handshake-era request from the
-    /// server names no call, so the dialog is badged with these.
-    calls: Vec<(u64, String)>,
-    next_call: u64,
-}
-
-const UNCLAIMED_KEPT: usize = 64;
-
-/// Where one call's progress goes. The spec says progress increases with each notification: one that does not
-/// (a server counting down, or replaying) is dropped, so it can neither confuse the user nor keep a call alive.
-#[derive(Debug)]
-struct Route {
-    tx: mpsc::UnboundedSender<ProgressNotificationParam>,
-    last: Option<f64>,
-    /// The user was told this call's progress went backwards (once per call).
-    told: bool,
-}
-
-enum Admitted {
-    Pass,
-    Dropped,
-    /// Dropped, and the first of this call that the user must hear about: the last progress that passed.
-    FirstDropped(f64),
-}
-
-impl Route {
-    fn admit(&mut self, params: &ProgressNotificationParam) -> Admitted {
-        match self.last {
-            Some(last)
-                if params.progress.partial_cmp(&last) != Some(std::cmp::Ordering::Greater) =>
-            {
-                if std::mem::replace(&mut self.told, true) {
-                    Admitted::Dropped
-                } else {
-                    Admitted::FirstDropped(last)
-                }
-            }
-            _ => {
-                self.last = Some(params.progress);
-                let _ = self.tx.send(params.clone());
-                Admitted::Pass
-            }
-        }
-    }
-}
-
-impl ProgressRouter {
-    pub fn register(&self, token: ProgressToken) -> ProgressGuard {
-        let (tx, rx) = mpsc::unbounded_channel();
-        if let Ok(mut state) = self.0.lock() {
-            let early: Vec<_> = state
-                .unclaimed
-                .iter()
-                .filter(|p| p.progress_token == token)
-                .cloned()
-                .collect();
-            state.unclaimed.retain(|p| p.progress_token != token);
-            let mut route = Route {
-                tx,
-                last: None,
-                told: false,
-            };
-            for p in &early {
-                if !matches!(route.admit(p), Admitted::Pass) {
-                    // Too early for a notice (the call is still being set up); the next one tells.
-                    route.told = false;
-                }
-            }
-            state.routes.insert(token.clone(), route);
-        }
-        ProgressGuard {
-            router: self.clone(),
-            token,
-            rx,
-        }
-    }
-
-    /// Delivers to the waiting call, or keeps it for a call that has not registered yet. Returns the last progress
-    /// shown when this notification is the first of its call not to increase it.
-    fn route(&self, params: ProgressNotificationParam) -> Option<f64> {
-        let Ok(mut state) = self.0.lock() else {
-            return None;
-        };
-        if let Some(route) = state.routes.get_mut(&params.progress_token) {
-            return match route.admit(&params) {
-                Admitted::FirstDropped(last) => Some(last),
-                Admitted::Pass | Admitted::Dropped => None,
-            };
-        }
-        if state.unclaimed.len() == UNCLAIMED_KEPT {
-            state.unclaimed.pop_front();
-        }
-        state.unclaimed.push_back(params);
-        None
-    }
-}
-
-impl ProgressRouter {
-    /// A user's call starts; it is forgotten when the guard drops.
-    pub fn begin_call(&self, cause: &str) -> CallInFlight {
-        let id = self
-            .0
-            .lock()
-            .map(|mut state| {
-                state.next_call += 1;
-                let id = state.next_call;
-                state.calls.push((id, cause.to_string()));
-                id
-            })
-            .unwrap_or_default();
-        CallInFlight {
-            router: self.clone(),
-            id,
-        }
-    }
-
-    /// The likely cause of a server's request: the one call in flight, or all of them.
-    pub fn calls_in_flight(&self) -> Option<String> {
-        let state = self.0.lock().ok()?;
-        let causes: Vec<&str> = state.calls.iter().map(|(_, c)| c.as_str()).collect();
-        (!causes.is_empty()).then(|| causes.join(" or "))
-    }
-}
-
-pub struct CallInFlight {
-    router: ProgressRouter,
-    id: u64,
-}
-
-impl Drop for CallInFlight {
-    fn drop(&mut self) {
-        if let Ok(mut state) = self.router.0.lock() {
-            state.calls.retain(|(id, _)| *id != self.id);
-        }
-    }
-}
-
-/// Receives the progress of one call; unregisters its token when dropped.
-pub struct ProgressGuard {
-    router: ProgressRouter,
-    token: ProgressToken,
-    pub rx: mpsc::UnboundedReceiver<ProgressNotificationParam>,
-}
-
-impl Drop for ProgressGuard {
-    fn drop(&mut self) {
-        if let Ok(mut state) = self.router.0.lock() {
-            state.routes.remove(&self.token);
-        }
-    }
-}
 
 pub struct WharfHandler {
     pub server: String,
@@ -262,6 +100,17 @@ fn wire_root(root: crate::workspace::Root) -> rmcp::model::Root {
 
 pub fn refusal_error(refusal: BrokerRefusal) -> ErrorData {
     ErrorData::new(ErrorCode(refusal.jsonrpc_code()), refusal.to_string(), None)
+}
+
+impl WharfHandler {
+    /// What the transport calls for each progress notification, before rmcp dispatches anything.
+    pub fn progress_tap(&self) -> ProgressTap {
+        ProgressTap {
+            router: self.progress.clone(),
+            events: self.events.clone(),
+            server: self.server.clone(),
+        }
+    }
 }
 
 impl ClientHandler for WharfHandler {
@@ -366,23 +215,13 @@ impl ClientHandler for WharfHandler {
         }
     }
 
+    /// Reached only if a transport did not take progress off the stream first (see `ProgressTap`).
     async fn on_progress(
         &self,
         params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        // Unclaimed progress waits for its call to register; progress of calls long gone is dropped.
-        let progress = params.progress;
-        if let Some(last) = self.progress.route(params) {
-            self.events.emit(HostEvent::Notice {
-                server: Some(self.server.clone()),
-                code: "progress_not_increasing".into(),
-                message: format!(
-                    "the server sent progress {progress} after {last}, but progress must increase: its \
-                     notifications that do not are not shown for this call"
-                ),
-            });
-        }
+        self.progress_tap().deliver(params);
     }
 
     async fn on_logging_message(
@@ -445,43 +284,5 @@ impl WharfHandler {
             server: self.server.clone(),
             kind,
         });
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use rmcp::model::NumberOrString;
-
-    fn token(n: i64) -> ProgressToken {
-        ProgressToken(NumberOrString::Number(n))
-    }
-
-    #[test]
-    fn progress_that_does_not_increase_is_dropped_and_told_once_per_call() {
-        let router = ProgressRouter::default();
-        // One arrives before its call registers: it is kept and checked like the rest.
-        assert_eq!(
-            router.route(ProgressNotificationParam::new(token(1), 5.0)),
-            None
-        );
-        let mut call = router.register(token(1));
-        let mut told = Vec::new();
-        for progress in [4.0, 6.0, 6.0, 3.0, f64::NAN, 7.0] {
-            told.extend(router.route(ProgressNotificationParam::new(token(1), progress)));
-        }
-        let mut passed = Vec::new();
-        while let Ok(p) = call.rx.try_recv() {
-            passed.push(p.progress);
-        }
-        assert_eq!(passed, [5.0, 6.0, 7.0]);
-        assert_eq!(told, [5.0], "one notice, for the first backwards step");
-        // Another call counts on its own.
-        let mut other = router.register(token(2));
-        assert_eq!(
-            router.route(ProgressNotificationParam::new(token(2), 1.0)),
-            None
-        );
-        assert_eq!(other.rx.try_recv().map(|p| p.progress).ok(), Some(1.0));
     }
 }

@@ -12,6 +12,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::ClientServiceExt;
 use tokio_util::sync::CancellationToken;
 
+use super::stdio::transport::is_modern_error;
 use super::watched::Watched;
 use super::{
     init_error, lifecycle, ConnectContext, Connection, ConnectionError, ProgressRouter,
@@ -20,7 +21,6 @@ use super::{
 use crate::auth::client::AuthHttpClient;
 use crate::config::ServerDef;
 use crate::era::Era;
-use super::stdio::transport::is_modern_error;
 
 type Service = RunningService<RoleClient, WharfHandler>;
 
@@ -96,6 +96,7 @@ async fn probe(
         let handler = Connection::handler(def, ctx, era);
         let progress = handler.progress.clone();
         let (t, closed) = Watched::new(transport(url, headers, ctx, client)?);
+        let t = t.routing_progress(handler.progress_tap());
         match tokio::time::timeout(
             def.probe_timeout,
             handler.serve_with_lifecycle(t, lifecycle(era)),

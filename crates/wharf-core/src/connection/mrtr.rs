@@ -252,8 +252,7 @@ impl Connection {
                     self.emit_progress(&options.label, &p);
                 }
                 result = &mut response => {
-                    // Notifications sent before the answer may still be on their way through rmcp's dispatch.
-                    tokio::task::yield_now().await;
+                    // Progress sent before the answer was routed as it was read (`super::progress`): all here.
                     while let Ok(p) = progress.rx.try_recv() {
                         self.emit_progress(&options.label, &p);
                     }

@@ -60,10 +60,12 @@ pub(super) async fn connect(
     let handler = Connection::handler(def, ctx, era);
     let progress = handler.progress.clone();
     let (transport, closed) = watched::Watched::new(transport);
-    let transport = transport.ending_with(watched::ProcessEnd {
-        exit: process.exit_watch(),
-        reason: close_reason.clone(),
-    });
+    let transport = transport
+        .routing_progress(handler.progress_tap())
+        .ending_with(watched::ProcessEnd {
+            exit: process.exit_watch(),
+            reason: close_reason.clone(),
+        });
     let started = tokio::time::timeout(
         def.probe_timeout,
         handler.serve_with_lifecycle(transport, lifecycle(era)),

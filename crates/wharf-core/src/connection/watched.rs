@@ -8,6 +8,7 @@ use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use tokio_util::sync::CancellationToken;
 
+use super::progress::ProgressTap;
 use crate::process::Exit;
 
 /// How long output may still arrive after a stdio server exited. Normally the pipe ends with the process; when it
@@ -18,6 +19,7 @@ pub struct Watched<T> {
     inner: T,
     closed: CancellationToken,
     process: Option<ProcessEnd>,
+    progress: Option<ProgressTap>,
 }
 
 /// The exit of a stdio server's process, and where to say why the connection ended.
@@ -34,9 +36,16 @@ impl<T> Watched<T> {
                 inner,
                 closed: closed.clone(),
                 process: None,
+                progress: None,
             },
             closed,
         )
+    }
+
+    /// Takes the server's progress notifications off the stream as they are read (see `super::progress`).
+    pub fn routing_progress(mut self, tap: ProgressTap) -> Self {
+        self.progress = Some(tap);
+        self
     }
 
     /// Also ends the stream shortly after the process exits, whether or not its output reached its end.
@@ -75,6 +84,26 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Watched<T> {
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        loop {
+            let message = self.next().await;
+            match (message, &self.progress) {
+                (Some(message), Some(tap)) => match tap.take(message) {
+                    Some(message) => return Some(message),
+                    None => continue,
+                },
+                (message, _) => return message,
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        self.closed.cancel();
+        self.inner.close().await
+    }
+}
+
+impl<T: Transport<RoleClient>> Watched<T> {
+    async fn next(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
         let message = tokio::select! {
             // What the server wrote before it exited is still read first.
             biased;
@@ -101,11 +130,6 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Watched<T> {
             self.closed.cancel();
         }
         message
-    }
-
-    async fn close(&mut self) -> Result<(), Self::Error> {
-        self.closed.cancel();
-        self.inner.close().await
     }
 }
 
