@@ -5,13 +5,12 @@
 use serde::Serialize;
 use serde_json::Value;
 use tauri::State;
-use wharf_core::broker::InputAnswer;
+use wharf_core::broker::{InputAnswer, PendingInput, QuestionQueue};
 use wharf_core::config::edit::{ConfigDocument, FieldError, ImportSource, ServerEntry};
 use wharf_core::facade::ErrorCode;
 use wharf_core::view::tool_result::{tool_result_view, ToolResultView};
 use wharf_core::{CallOptions, ConnectionError, ServerSummary, ToolInfo};
 
-use crate::agent::{AppAgent, PendingInput};
 use crate::shell::{Shell, StartupReport};
 use crate::smoke::RenderedRow;
 use crate::state::UiState;
@@ -249,17 +248,17 @@ pub fn set_selected_server(shell: State<'_, Shell>, name: Option<String>) {
 
 #[tauri::command]
 pub fn pending_inputs(shell: State<'_, Shell>) -> Vec<PendingInput> {
-    shell.agent.pending()
+    shell.questions.pending()
 }
 
 /// Answers a waiting request. A form's Accept is checked first, as the broker will check it: an answer that does not
 /// fit is refused with `invalid_answer` and one problem per field, and the request keeps waiting.
 #[tauri::command]
 pub fn answer_input(shell: State<'_, Shell>, id: u64, answer: InputAnswer) -> Reply<()> {
-    answer_pending(&shell.agent, id, answer)
+    answer_pending(&shell.questions, id, answer)
 }
 
-fn answer_pending(agent: &AppAgent, id: u64, answer: InputAnswer) -> Reply<()> {
+fn answer_pending(agent: &QuestionQueue, id: u64, answer: InputAnswer) -> Reply<()> {
     match agent.reply_checked(id, answer) {
         Ok(true) => Ok(()),
         Ok(false) => Err(CommandError::new(
@@ -305,7 +304,7 @@ mod tests {
     use wharf_core::broker::{InputKind, InputRequest, UserAgent};
     use wharf_core::elicitation::form::parse_form;
 
-    async fn asked(agent: &AppAgent, schema: Value) -> BoxFuture<'_, InputAnswer> {
+    async fn asked(agent: &QuestionQueue, schema: Value) -> BoxFuture<'_, InputAnswer> {
         let form = parse_form(&schema).expect("a form");
         let request = InputRequest {
             server: "s".into(),
@@ -329,7 +328,7 @@ mod tests {
 
     #[tokio::test]
     async fn answer_input_refuses_an_invalid_form_answer_with_its_fields() {
-        let agent = AppAgent::default();
+        let agent = QuestionQueue::default();
         let schema = json!({
             "type": "object",
             "properties": {"count": {"type": "integer", "maximum": 3}},

@@ -10,12 +10,12 @@
 #[macro_use]
 mod command_list;
 
-mod agent;
 mod auth_commands;
 mod catalog_commands;
 mod commands;
 mod input_commands;
 mod logs;
+mod questions;
 mod sampling_commands;
 mod shell;
 mod smoke;

@@ -17,7 +17,7 @@ use wharf_core::sampling::SamplingService;
 use wharf_core::workspace::Workspace;
 use wharf_core::{Config, ConfigError, EventSink, Host, HostEvent};
 
-use crate::agent::SharedAgent;
+use crate::questions::SharedQueue;
 use crate::smoke::Probe;
 use crate::state::{AppState, WindowSize};
 
@@ -139,7 +139,7 @@ pub struct Shell {
     pub config_path: PathBuf,
     demo: Option<ServerEntry>,
     pub calls: Calls,
-    pub agent: SharedAgent,
+    pub questions: SharedQueue,
     pub state: AppState,
     pub redactor: Redactor,
     /// Always there, with or without a provider: the user may choose one in the settings at any time (until then a
@@ -241,8 +241,8 @@ pub fn run(
         .invoke_handler(tauri_commands!(invoke_handler))
         .setup(move |app| {
             let handle = app.handle().clone();
-            let agent = SharedAgent::default();
-            agent.attach(handle.clone());
+            let questions = SharedQueue::default();
+            crate::questions::attach(&questions, handle.clone());
             let workspace = load_workspace(&mut report);
             // The configuration may name the workspace folders (`${workspaceFolder}`): read it with them.
             let config = if config.servers.iter().any(|s| s.uses_workspace) && config.path.exists() {
@@ -257,7 +257,7 @@ pub fn run(
             let host = Arc::new(new_host(
                 config,
                 handle.clone(),
-                agent.clone(),
+                questions.clone(),
                 workspace.clone(),
                 sampling.clone(),
                 tokens.clone(),
@@ -271,7 +271,7 @@ pub fn run(
                 config_path,
                 demo,
                 calls: Calls::default(),
-                agent,
+                questions,
                 state,
                 redactor,
                 sampling,
@@ -340,7 +340,7 @@ fn sampling_service(
 fn new_host(
     config: Config,
     handle: AppHandle,
-    agent: SharedAgent,
+    questions: SharedQueue,
     workspace: Arc<SharedWorkspace>,
     sampling: Arc<SamplingService>,
     tokens: TokenStore,
@@ -351,9 +351,9 @@ fn new_host(
             tracing::debug!("host event not delivered to the UI: {e}");
         }
     });
-    // Questions reach the dialog host through the app's agent. Sampling is always served: with no provider yet, a
+    // Questions reach the dialog host through the app's question queue. Sampling is always served: with no provider yet, a
     // request fails with a message that says where to choose one.
-    HostBuilder::new(config, agent)
+    HostBuilder::new(config, questions)
         .workspace(workspace)
         .sampling(sampling)
         .tokens(tokens)
@@ -438,7 +438,7 @@ fn shutdown(handle: &AppHandle) {
         return;
     };
     // Nobody is left to answer: waiting questions are cancelled, running calls end, then the servers stop.
-    shell.agent.cancel_all();
+    shell.questions.cancel_all();
     shell.calls.cancel_all();
     tauri::async_runtime::block_on(shell.host.shutdown());
     tracing::info!("all servers stopped");

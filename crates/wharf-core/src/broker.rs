@@ -242,7 +242,9 @@ impl UserAgent for DeclineAll {
     }
 }
 
+mod queue;
 mod scripted;
+pub use queue::{InputResolved, PendingInput, QuestionQueue, QueueEvent};
 pub use scripted::{AnswersError, ScriptedAgent};
 
 #[cfg(test)]

@@ -1,24 +1,19 @@
-//! The app's `UserAgent`: every server-to-user request becomes a pending entry the UI's dialog host shows, and waits
-//! for the user's answer. Closing the window (or the app) cancels whatever is still waiting: never a silent accept.
+//! The questions of a front end with a window: every server-to-user request becomes a pending entry the window's
+//! dialog host shows, and waits for the user's answer. Closing the window (or the app) cancels whatever is still
+//! waiting: never a silent accept. The app uses it today; a conversation's cards will too.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock};
 
 use futures::future::BoxFuture;
 use serde::Serialize;
 use serde_json::Value;
-use tauri::{AppHandle, Emitter};
 use tokio::sync::oneshot;
-use wharf_core::broker::InputView;
-use wharf_core::broker::{InputAnswer, InputKind, InputRequest, UserAgent};
-use wharf_core::elicitation::checked_content;
-use wharf_core::elicitation::form::FieldProblem;
 
-/// The event that announces a new request to the dialog host.
-pub const INPUT_REQUEST: &str = "input-request";
-/// The event that tells the dialog host a request is answered (here or elsewhere) and leaves the queue.
-pub const INPUT_RESOLVED: &str = "input-resolved";
+use super::{InputAnswer, InputKind, InputRequest, InputView, UserAgent};
+use crate::elicitation::checked_content;
+use crate::elicitation::form::FieldProblem;
 
 /// A request waiting in the dialog host.
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
@@ -37,16 +32,28 @@ pub struct InputResolved {
     pub id: u64,
 }
 
-#[derive(Default)]
-pub struct AppAgent {
-    next_id: AtomicU64,
-    pending: Mutex<BTreeMap<u64, (InputRequest, oneshot::Sender<InputAnswer>)>>,
-    handle: OnceLock<AppHandle>,
+/// What a front end hears from the queue: a question to show, or one to take away (answered here or elsewhere,
+/// or its asker stopped waiting).
+#[derive(Debug, Clone)]
+pub enum QueueEvent {
+    Asked(PendingInput),
+    Resolved(InputResolved),
 }
 
-impl AppAgent {
-    pub fn attach(&self, handle: AppHandle) {
-        let _ = self.handle.set(handle);
+type Listener = Box<dyn Fn(QueueEvent) + Send + Sync>;
+
+/// A `UserAgent` that keeps every question until the user answers it in the front end, oldest first.
+#[derive(Default)]
+pub struct QuestionQueue {
+    next_id: AtomicU64,
+    pending: Mutex<BTreeMap<u64, (InputRequest, oneshot::Sender<InputAnswer>)>>,
+    listener: OnceLock<Listener>,
+}
+
+impl QuestionQueue {
+    /// Where the queue's events go (the window's dialog host); set once, before the first question.
+    pub fn listen(&self, listener: impl Fn(QueueEvent) + Send + Sync + 'static) {
+        let _ = self.listener.set(Box::new(listener));
     }
 
     /// In arrival order: the dialog host shows the oldest first.
@@ -107,16 +114,14 @@ impl AppAgent {
         }
     }
 
-    fn emit<S: Serialize + Clone>(&self, event: &str, payload: S) {
-        if let Some(handle) = self.handle.get() {
-            if let Err(e) = handle.emit(event, payload) {
-                tracing::debug!("{event} not delivered to the UI: {e}");
-            }
+    fn tell(&self, event: QueueEvent) {
+        if let Some(listener) = self.listener.get() {
+            listener(event);
         }
     }
 
     fn resolved(&self, id: u64) {
-        self.emit(INPUT_RESOLVED, InputResolved { id });
+        self.tell(QueueEvent::Resolved(InputResolved { id }));
     }
 }
 
@@ -141,7 +146,7 @@ fn check_form_answer(
 
 /// Removes a request whose asker stopped waiting (the call was cancelled or the server went away).
 struct Forget<'a> {
-    agent: &'a AppAgent,
+    agent: &'a QuestionQueue,
     id: u64,
 }
 
@@ -159,7 +164,7 @@ impl Drop for Forget<'_> {
     }
 }
 
-impl UserAgent for AppAgent {
+impl UserAgent for QuestionQueue {
     fn answer(&self, request: InputRequest) -> BoxFuture<'_, InputAnswer> {
         Box::pin(async move {
             let id = self.next_id.fetch_add(1, Ordering::Relaxed) + 1;
@@ -167,7 +172,7 @@ impl UserAgent for AppAgent {
             if let Ok(mut p) = self.pending.lock() {
                 p.insert(id, (request.clone(), tx));
             }
-            self.emit(INPUT_REQUEST, PendingInput { id, request });
+            self.tell(QueueEvent::Asked(PendingInput { id, request }));
             let _forget = Forget { agent: self, id };
             // A dropped sender means the app is closing: that is a cancel, never an accept.
             rx.await.unwrap_or(InputAnswer::Cancel)
@@ -175,14 +180,10 @@ impl UserAgent for AppAgent {
     }
 }
 
-/// Shared between the broker (which asks) and the commands (which answer).
-pub type SharedAgent = Arc<AppAgent>;
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
-    use wharf_core::broker::InputKind;
 
     fn request(server: &str) -> InputRequest {
         InputRequest {
@@ -196,7 +197,7 @@ mod tests {
 
     /// A form request as the broker makes it: the server's schema in the params, Wharf's spec of it in the view.
     fn form_request(schema: Value) -> InputRequest {
-        let form = wharf_core::elicitation::form::parse_form(&schema).expect("a form");
+        let form = crate::elicitation::form::parse_form(&schema).expect("a form");
         InputRequest {
             server: "s".into(),
             kind: InputKind::ElicitationForm,
@@ -211,7 +212,7 @@ mod tests {
     }
 
     async fn started_with<'a>(
-        agent: &'a AppAgent,
+        agent: &'a QuestionQueue,
         request: InputRequest,
     ) -> BoxFuture<'a, InputAnswer> {
         let mut fut = UserAgent::answer(agent, request);
@@ -224,13 +225,13 @@ mod tests {
     }
 
     /// Polls a future once, so it registers its request, and returns it still pending.
-    async fn started<'a>(agent: &'a AppAgent, server: &str) -> BoxFuture<'a, InputAnswer> {
+    async fn started<'a>(agent: &'a QuestionQueue, server: &str) -> BoxFuture<'a, InputAnswer> {
         started_with(agent, request(server)).await
     }
 
     #[tokio::test]
     async fn requests_queue_in_order_and_get_their_own_answer() {
-        let agent = AppAgent::default();
+        let agent = QuestionQueue::default();
         let first = started(&agent, "a").await;
         let second = started(&agent, "b").await;
         let pending = agent.pending();
@@ -264,7 +265,7 @@ mod tests {
 
     #[tokio::test]
     async fn closing_cancels_and_an_abandoned_request_leaves_the_queue() {
-        let agent = AppAgent::default();
+        let agent = QuestionQueue::default();
         let waiting = started(&agent, "a").await;
         agent.cancel_all();
         assert_eq!(waiting.await, InputAnswer::Cancel);
@@ -285,7 +286,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_form_answer_that_does_not_fit_is_refused_field_by_field_and_keeps_waiting() {
-        let agent = AppAgent::default();
+        let agent = QuestionQueue::default();
         let schema = json!({
             "type": "object",
             "properties": {
@@ -339,7 +340,7 @@ mod tests {
 
     #[tokio::test]
     async fn decline_and_cancel_are_never_checked_and_other_kinds_pass_through() {
-        let agent = AppAgent::default();
+        let agent = QuestionQueue::default();
         let schema = json!({
             "type": "object",
             "properties": {"name": {"type": "string"}},
