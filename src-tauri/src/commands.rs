@@ -11,9 +11,10 @@ use wharf_core::facade::ErrorCode;
 use wharf_core::view::tool_result::{tool_result_view, ToolResultView};
 use wharf_core::{CallOptions, ConnectionError, ServerSummary, ToolInfo};
 
-use crate::shell::{Shell, StartupReport};
+use crate::shell::Shell;
 use crate::smoke::RenderedRow;
 use crate::state::UiState;
+use wharf_core::facade::startup::StartupReport;
 
 /// A failed command, as the UI receives it: a stable code, a message for the user, and per-field problems for forms.
 #[derive(Debug, thiserror::Error, Serialize, ts_rs::TS)]

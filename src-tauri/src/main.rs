@@ -44,7 +44,7 @@ fn main() -> ExitCode {
     let _logs = logs::init(redactor.clone());
     let args = Args::parse();
     let smoke = std::env::var("WHARF_APP_SMOKE").is_ok_and(|v| v == "1");
-    let startup = shell::Startup::load(args.config);
+    let startup = wharf_core::facade::startup::Startup::load(args.config);
     match shell::run(startup, smoke, redactor, args.folders) {
         Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
         Err(e) => {

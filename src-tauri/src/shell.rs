@@ -4,10 +4,10 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use serde::Serialize;
 use tauri::{AppHandle, Emitter, Manager, RunEvent};
 use wharf_core::auth::TokenStore;
-use wharf_core::config::edit::{ConfigDocument, EraChoice, ServerEntry, ServerKind};
+use wharf_core::config::edit::{ConfigDocument, ServerEntry};
+use wharf_core::facade::startup::{self, Startup, StartupReport};
 use wharf_core::facade::{Calls, HostBuilder};
 use wharf_core::redact::Redactor;
 use wharf_core::roots::SharedWorkspace;
@@ -30,105 +30,6 @@ macro_rules! invoke_handler {
 
 /// The Tauri event that carries every `HostEvent`, serialized as the CLI prints it (`{"event": "server_status", ...}`).
 pub const HOST_EVENT: &str = "host-event";
-
-/// What the UI shows above the server list: where the configuration came from and what went wrong reading it. A
-/// broken configuration never stops the app: the user must be able to see why nothing is listed.
-#[derive(Debug, Clone, Default, Serialize, ts_rs::TS)]
-#[ts(export)]
-#[serde(rename_all = "camelCase")]
-pub struct StartupReport {
-    pub config_path: String,
-    pub errors: Vec<String>,
-    pub warnings: Vec<String>,
-    /// The UI reports what it rendered (`smoke_rendered`) only in smoke mode.
-    pub smoke: bool,
-}
-
-pub struct Startup {
-    config: Config,
-    report: StartupReport,
-    /// On first run (no configuration of the user's own): the demo server, written into the user's file with the
-    /// first edit so that nothing the user saw disappears.
-    demo: Option<ServerEntry>,
-}
-
-impl Startup {
-    /// `explicit` is `--config` or `WHARF_CONFIG`; without it the default path is used, and a missing default file is
-    /// the first run: the app opens on the bundled demo server.
-    pub fn load(explicit: Option<PathBuf>) -> Startup {
-        let is_default = explicit.is_none();
-        let path = explicit.unwrap_or_else(wharf_core::config::default_config_path);
-        let mut report = StartupReport {
-            config_path: path.display().to_string(),
-            ..StartupReport::default()
-        };
-        let mut demo = None;
-        let config = match Config::load(&path) {
-            Ok(config) => {
-                report.warnings.clone_from(&config.warnings);
-                config
-            }
-            Err(ConfigError::Read { source, .. })
-                if is_default && source.kind() == std::io::ErrorKind::NotFound =>
-            {
-                let entry = demo_entry();
-                report.warnings.push(format!(
-                    "First run: this is Wharf's demo server. Add your own servers (they are saved in {}).",
-                    path.display()
-                ));
-                let config = demo_config(&path, &entry);
-                demo = Some(entry);
-                config
-            }
-            Err(e) => {
-                tracing::error!("cannot load the configuration: {e}");
-                report.errors.push(e.to_string());
-                empty_config(path)
-            }
-        };
-        for warning in &report.warnings {
-            tracing::warn!("{warning}");
-        }
-        Startup {
-            config,
-            report,
-            demo,
-        }
-    }
-}
-
-/// The bundled demo server lives beside the app's own executable (`target/*/` in a build, `/usr/bin` installed).
-fn demo_entry() -> ServerEntry {
-    let command = std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.parent().map(|dir| dir.join("wharf-demo-server")))
-        .map(|p| p.display().to_string())
-        .unwrap_or_else(|| "wharf-demo-server".into());
-    ServerEntry {
-        name: "demo".into(),
-        kind: ServerKind::Stdio,
-        command,
-        args: Vec::new(),
-        env: Default::default(),
-        cwd: String::new(),
-        url: String::new(),
-        headers: Default::default(),
-        era: EraChoice::Auto,
-    }
-}
-
-fn demo_config(path: &std::path::Path, entry: &ServerEntry) -> Config {
-    let text = serde_json::json!({"servers": {entry.name.clone(): {"command": entry.command}}})
-        .to_string();
-    Config::parse(path, &text, &|_| None).unwrap_or_else(|_| empty_config(path.to_owned()))
-}
-
-fn empty_config(path: PathBuf) -> Config {
-    Config {
-        path,
-        ..Config::default()
-    }
-}
 
 /// The state every command reaches through `tauri::State`.
 pub struct Shell {
@@ -154,13 +55,7 @@ impl Shell {
     /// The configuration as a document to edit. On first run the file does not exist yet: it starts with the demo
     /// server the user has been looking at.
     pub fn config_document(&self) -> Result<ConfigDocument, ConfigError> {
-        let mut doc = ConfigDocument::load(&self.config_path)?;
-        if let Some(demo) = &self.demo {
-            if !self.config_path.exists() && doc.entries().is_empty() {
-                let _ = doc.upsert(None, demo);
-            }
-        }
-        Ok(doc)
+        startup::config_document(&self.config_path, self.demo.as_ref())
     }
 
     /// The configuration the host runs now, as the file says it (with the workspace folders; the demo server on
@@ -172,10 +67,10 @@ impl Shell {
                 &self.host.workspace().folders(),
             );
         }
-        Ok(match &self.demo {
-            Some(demo) => demo_config(&self.config_path, demo),
-            None => empty_config(self.config_path.clone()),
-        })
+        Ok(startup::first_run_config(
+            &self.config_path,
+            self.demo.as_ref(),
+        ))
     }
 
     /// Applies a configuration read again after an edit: the redactor learns its secrets, the sampling provider

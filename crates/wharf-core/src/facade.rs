@@ -4,6 +4,7 @@
 pub mod assemble;
 pub mod calls;
 pub mod error_code;
+pub mod startup;
 
 pub use assemble::{sampling_service, HostBuilder};
 pub use calls::Calls;
