@@ -28,10 +28,18 @@ impl Rig {
     fn new(era: &str) -> Rig {
         let (server, http) = if era == "modern-http" {
             let mut cmd = std::process::Command::new("python3");
-            cmd.arg(fixture("form_server.py")).arg(era);
+            cmd.arg(fixture("form_server.py"))
+                .arg(era)
+                .env("FORM_SERVER_TOKEN", "configured-token");
             let peer = Peer::start(cmd, "http://127.0.0.1:");
             let url = peer.ready_line.trim().to_string();
-            (json!({"type": "http", "url": url}), Some(peer))
+            // A configured Authorization header, as many HTTP servers need: the server refuses any request
+            // without it, so it must reach every one, the screened tool calls too.
+            let headers = json!({"Authorization": "Bearer configured-token"});
+            (
+                json!({"type": "http", "url": url, "headers": headers}),
+                Some(peer),
+            )
         } else {
             let stdio = json!({"type": "stdio", "command": "python3",
                                "args": [fixture("form_server.py"), era]});

@@ -27,14 +27,9 @@ type HttpError = StreamableHttpError<reqwest::Error>;
 const SESSION_HEADER: &str = "Mcp-Session-Id";
 const EVENT_STREAM: &str = "text/event-stream";
 const JSON: &str = "application/json";
-/// The headers Wharf sets on every POST, which a configured header must not replace.
-const RESERVED_HEADERS: [&str; 5] = [
-    "accept",
-    "content-type",
-    "authorization",
-    "mcp-session-id",
-    "last-event-id",
-];
+/// The headers a configured header must not replace, as rmcp's client refuses them (its own `Accept`, and the
+/// session's): `Authorization`, `Content-Type` and `MCP-Protocol-Version` may be configured.
+const RESERVED_HEADERS: [&str; 3] = ["accept", "mcp-session-id", "last-event-id"];
 /// How much of a body that is not JSON-RPC is kept to explain a failure.
 const BODY_PREVIEW: usize = 256;
 
@@ -74,8 +69,7 @@ impl ScreeningClient {
         let mut request = self
             .http
             .post(uri.as_ref())
-            .header(http::header::ACCEPT, format!("{EVENT_STREAM}, {JSON}"))
-            .header(http::header::CONTENT_TYPE, JSON);
+            .header(http::header::ACCEPT, format!("{EVENT_STREAM}, {JSON}"));
         if let Some(token) = auth_token {
             request = request.bearer_auth(token);
         }
@@ -91,9 +85,9 @@ impl ScreeningClient {
         if let Some(session) = session_id {
             request = request.header(SESSION_HEADER, session.as_ref());
         }
-        let body = serde_json::to_vec(&message)?;
+        // `json` sets the content type unless a configured header did.
         let response = request
-            .body(body)
+            .json(&message)
             .send()
             .await
             .map_err(StreamableHttpError::Client)?;
