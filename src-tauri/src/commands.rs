@@ -50,7 +50,11 @@ impl CommandError {
 
 impl From<ConnectionError> for CommandError {
     fn from(e: ConnectionError) -> Self {
-        CommandError::new(e.code(), e.to_string())
+        CommandError {
+            code: e.code(),
+            message: e.to_string(),
+            fields: e.field_errors(),
+        }
     }
 }
 

@@ -61,8 +61,23 @@ pub enum ConnectionError {
     UnknownServer(String),
     #[error("refused: {0}")]
     Refused(String),
+    /// Path arguments that may not be sent, each naming its argument so a front end can show the reason there.
+    #[error("refused: {}{}", path_reasons(.paths), if *.declined { " (you chose not to send it)" } else { "" })]
+    PathsRefused {
+        paths: Vec<crate::workspace::paths::PathViolation>,
+        /// The user was asked and said no (rather than the server's preference refusing outright).
+        declined: bool,
+    },
     #[error("{0}")]
     Auth(#[from] crate::auth::AuthError),
+}
+
+fn path_reasons(paths: &[crate::workspace::paths::PathViolation]) -> String {
+    paths
+        .iter()
+        .map(|v| v.reason.as_str())
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 fn detail(reason: &Option<String>) -> String {

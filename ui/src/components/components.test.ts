@@ -551,8 +551,18 @@ describe("ToolResult", () => {
     });
     expect($('[data-testid="tool-error"]').textContent).toBe("server died");
     unmount(mounted!);
+    // Refused for a reason of the whole call: said as it is, with no word about paths.
     show(ToolResult, {
-      call: call({ status: "failed", error: { code: "refused", message: "refused: path: outside", fields: [] } }),
+      call: call({ status: "failed", error: { code: "refused", message: "refused: no sampling", fields: [] } }),
+    });
+    expect($('[data-testid="tool-error"][data-code="refused"]').textContent).toBe("refused: no sampling");
+    expect($('[data-testid="tool-result"] h4').textContent).toBe("Failed");
+    unmount(mounted!);
+    show(ToolResult, {
+      call: call({
+        status: "failed",
+        error: { code: "refused", message: "refused: path: outside", fields: [{ field: "path", message: "outside" }] },
+      }),
     });
     const refused = $('[data-testid="tool-error"][data-code="refused"]');
     expect(refused.textContent).toContain("refused: path: outside");

@@ -105,7 +105,10 @@ impl Connection {
             .collect::<Vec<_>>()
             .join("; ");
         if self.path_arguments != PathArgumentPolicy::Ask {
-            return Err(ConnectionError::Refused(reasons));
+            return Err(ConnectionError::PathsRefused {
+                paths: violations,
+                declined: false,
+            });
         }
         let question = InputRequest {
             server: self.server.clone(),
@@ -131,14 +134,15 @@ impl Connection {
         self.events.emit(HostEvent::PathOutside {
             server: self.server.clone(),
             tool: tool.to_string(),
-            paths: violations,
+            paths: violations.clone(),
             answer: answer.action(),
         });
         match answer {
             InputAnswer::Accept { .. } => Ok(()),
-            InputAnswer::Decline | InputAnswer::Cancel => Err(ConnectionError::Refused(format!(
-                "{reasons} (you chose not to send it)"
-            ))),
+            InputAnswer::Decline | InputAnswer::Cancel => Err(ConnectionError::PathsRefused {
+                paths: violations,
+                declined: true,
+            }),
         }
     }
 

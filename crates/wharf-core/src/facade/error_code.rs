@@ -4,6 +4,7 @@
 
 use serde::Serialize;
 
+use crate::config::edit::FieldError;
 use crate::connection::ConnectionError;
 use crate::secrets::SecretError;
 
@@ -99,9 +100,30 @@ impl ConnectionError {
             ConnectionError::Timeout(_) => ErrorCode::Timeout,
             ConnectionError::Cancelled => ErrorCode::Cancelled,
             ConnectionError::Protocol(_) => ErrorCode::Protocol,
-            ConnectionError::Refused(_) => ErrorCode::Refused,
+            ConnectionError::Refused(_) | ConnectionError::PathsRefused { .. } => {
+                ErrorCode::Refused
+            }
             ConnectionError::Auth(_) => ErrorCode::Auth,
         }
+    }
+
+    /// The problems that belong next to one argument of the call, keyed as the argument's form names its fields
+    /// (`paths[2]`, `files[0].path`); the first reason for an argument wins. Empty for a failure of the call as a
+    /// whole.
+    pub fn field_errors(&self) -> Vec<FieldError> {
+        let ConnectionError::PathsRefused { paths, .. } = self else {
+            return Vec::new();
+        };
+        let mut fields: Vec<FieldError> = Vec::with_capacity(paths.len());
+        for violation in paths {
+            if fields.iter().all(|f| f.field != violation.pointer) {
+                fields.push(FieldError {
+                    field: violation.pointer.clone(),
+                    message: violation.explanation().to_string(),
+                });
+            }
+        }
+        fields
     }
 }
 
@@ -136,5 +158,48 @@ mod tests {
                 Some(serde_json::Value::String(code.as_str().into()))
             );
         }
+    }
+
+    fn violation(pointer: &str, why: &str) -> crate::workspace::paths::PathViolation {
+        crate::workspace::paths::PathViolation {
+            pointer: pointer.into(),
+            value: "/etc/passwd".into(),
+            resolved: None,
+            reason: format!("{pointer}: {why}"),
+        }
+    }
+
+    #[test]
+    fn a_refused_path_is_a_field_error_on_its_argument() {
+        let err = ConnectionError::PathsRefused {
+            paths: vec![
+                violation("paths[1]", "/etc/passwd is outside the workspace folders"),
+                violation("paths[1]", "a second reading of the same value"),
+                violation("files[0].path", "no workspace folder is open"),
+            ],
+            declined: true,
+        };
+        assert_eq!(err.code(), ErrorCode::Refused);
+        assert_eq!(
+            err.to_string(),
+            "refused: paths[1]: /etc/passwd is outside the workspace folders; paths[1]: a second reading of the \
+             same value; files[0].path: no workspace folder is open (you chose not to send it)"
+        );
+        assert_eq!(
+            err.field_errors(),
+            vec![
+                FieldError {
+                    field: "paths[1]".into(),
+                    message: "/etc/passwd is outside the workspace folders".into()
+                },
+                FieldError {
+                    field: "files[0].path".into(),
+                    message: "no workspace folder is open".into()
+                },
+            ]
+        );
+        assert!(ConnectionError::Refused("sampling".into())
+            .field_errors()
+            .is_empty());
     }
 }

@@ -101,6 +101,16 @@ pub struct PathViolation {
     pub reason: String,
 }
 
+impl PathViolation {
+    /// The reason without the argument's name in front, for a place that already shows which argument it is.
+    pub fn explanation(&self) -> &str {
+        self.reason
+            .strip_prefix(self.pointer.as_str())
+            .and_then(|rest| rest.strip_prefix(": "))
+            .unwrap_or(&self.reason)
+    }
+}
+
 /// One step from a value to what it holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Segment {

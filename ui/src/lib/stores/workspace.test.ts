@@ -11,7 +11,6 @@ import {
   folderName,
   pathChoices,
   pathParamFor,
-  refusedArgs,
   withAnswer,
   withFolders,
   withRoots,
@@ -114,20 +113,6 @@ describe("workspace helpers", () => {
       "file:///w/b",
     ]);
     expect(pathChoices(param("dir"), [], [])).toEqual([]);
-  });
-
-  it("splits a refusal into its arguments' reasons", () => {
-    const message =
-      'refused: path: "/etc" resolves to /etc, which is outside the open workspace folders (/w/a); ' +
-      'files[1].path: "../x; y" resolves to /w/x; y, which is outside the open workspace folders (/w/a)';
-    expect(refusedArgs(message)).toEqual({
-      path: '"/etc" resolves to /etc, which is outside the open workspace folders (/w/a)',
-      "files[1].path": '"../x; y" resolves to /w/x; y, which is outside the open workspace folders (/w/a)',
-    });
-    expect(refusedArgs("refused: paths[0]: no workspace folder is open, so no path can be sent")).toEqual({
-      "paths[0]": "no workspace folder is open, so no path can be sent",
-    });
-    expect(refusedArgs("something else entirely")).toEqual({});
   });
 });
 

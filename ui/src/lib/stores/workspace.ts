@@ -129,20 +129,6 @@ export function pathChoices(param: PathParam, folders: readonly string[], roots:
   }));
 }
 
-/**
- * The per-argument reasons of a call Wharf refused (code `refused`): the message is "refused: " then the reasons,
- * each "POINTER: why", joined with "; ". Keyed by the argument's path as the form names its fields.
- */
-export function refusedArgs(message: string): { [arg: string]: string } {
-  const body = message.replace(/^refused: /, "");
-  const out: { [arg: string]: string } = {};
-  for (const reason of body.split(/; (?=[^\s:;"]+: )/)) {
-    const match = /^([^\s:;"]+): (.+)$/s.exec(reason);
-    if (match !== null && out[match[1]!] === undefined) out[match[1]!] = match[2]!;
-  }
-  return out;
-}
-
 export interface WorkspaceStore extends Readable<WorkspaceState> {
   load(): Promise<void>;
   /** Shows the native folder picker; the chosen folder opens. */
