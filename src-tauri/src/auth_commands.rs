@@ -5,6 +5,7 @@
 use serde::Serialize;
 use tauri::{AppHandle, Emitter, State};
 use wharf_core::auth::{self, SignInStatus, TokenStore};
+use wharf_core::config::TransportKind;
 use wharf_core::facade::ErrorCode;
 use wharf_core::{EventSink, Host, ServerStatus};
 
@@ -45,7 +46,7 @@ pub async fn sign_out(shell: State<'_, Shell>, handle: AppHandle, name: String) 
 async fn statuses(host: &Host, tokens: &TokenStore) -> Reply<Vec<ServerSignIn>> {
     let mut out = Vec::new();
     for summary in host.summaries().await {
-        if summary.transport != "http" {
+        if summary.transport != TransportKind::Http {
             continue;
         }
         let status = auth::status(tokens, &summary.name)
@@ -68,7 +69,7 @@ async fn sign_out_of(
     let Some(summary) = host.summaries().await.into_iter().find(|s| s.name == name) else {
         return Err(wharf_core::ConnectionError::UnknownServer(name.to_string()).into());
     };
-    if summary.transport != "http" {
+    if summary.transport != TransportKind::Http {
         return Err(CommandError::new(
             ErrorCode::Invalid,
             format!(

@@ -135,7 +135,11 @@ async fn preferences(sampling: &Arc<SamplingService>) -> Reply<Vec<PreferenceRow
 fn report_prefs_notices(app: &AppHandle, sampling: &SamplingService) {
     for message in sampling.prefs.take_notices() {
         tracing::warn!("{message}");
-        crate::shell::emit_notice(app, "preferences_set_aside", message);
+        crate::shell::emit_notice(
+            app,
+            wharf_core::events::NoticeCode::PreferencesSetAside,
+            message,
+        );
     }
 }
 

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use tauri::{AppHandle, Emitter, Manager, RunEvent};
 use wharf_core::auth::TokenStore;
 use wharf_core::config::edit::{ConfigDocument, ServerEntry};
+use wharf_core::events::NoticeCode;
 use wharf_core::facade::startup::{self, Startup, StartupReport};
 use wharf_core::facade::{Calls, HostBuilder};
 use wharf_core::redact::Redactor;
@@ -276,10 +277,10 @@ fn load_workspace(report: &mut StartupReport) -> Arc<SharedWorkspace> {
 }
 
 /// A host-wide notice for the window (the activity log), outside the host's own events.
-pub fn emit_notice(handle: &AppHandle, code: &str, message: String) {
+pub fn emit_notice(handle: &AppHandle, code: NoticeCode, message: String) {
     let notice = HostEvent::Notice {
         server: None,
-        code: code.into(),
+        code,
         message,
     };
     if let Err(e) = handle.emit(HOST_EVENT, &notice) {
@@ -318,7 +319,7 @@ async fn start(
 ) {
     // Also a banner (the startup report): this event reaches the activity log if the window listens already.
     if let Some(message) = prefs_notice {
-        emit_notice(&handle, "preferences_set_aside", message);
+        emit_notice(&handle, NoticeCode::PreferencesSetAside, message);
     }
     host.start_all().await;
     host.follow_workspace(config_path);

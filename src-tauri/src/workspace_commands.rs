@@ -15,6 +15,7 @@ use serde::Serialize;
 use serde_json::Value;
 use tauri::{AppHandle, Emitter, Manager, State};
 use wharf_core::config::PathArgumentPolicy;
+use wharf_core::events::NoticeCode;
 use wharf_core::facade::ErrorCode;
 use wharf_core::workspace::paths::PathParam;
 use wharf_core::workspace::{Root, WorkspaceError};
@@ -323,7 +324,7 @@ pub fn dropped(handle: &AppHandle, paths: &[PathBuf]) {
     tracing::info!("{message}");
     let notice = HostEvent::Notice {
         server: None,
-        code: "drop_ignored".into(),
+        code: NoticeCode::DropIgnored,
         message,
     };
     if let Err(e) = handle.emit(HOST_EVENT, &notice) {

@@ -700,7 +700,7 @@ async function activity(): Promise<void> {
   await hostEvent({
     event: "server_error",
     server: "broken",
-    code: "crashed",
+    code: "server_exited",
     message: "the server exited with status 1",
   });
   await hostEvent({ event: "list_changed", server: "everything", kind: "tools" });
@@ -710,7 +710,7 @@ async function activity(): Promise<void> {
     level: "warning",
     data: { note: "a structured log entry", n: 3 },
   });
-  await hostEvent({ event: "notice", code: "config", message: "Era of py-modern taken from the cache" });
+  await hostEvent({ event: "notice", code: "config_warning", message: "Era of py-modern taken from the cache" });
 }
 
 async function play(): Promise<void> {

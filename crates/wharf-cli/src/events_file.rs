@@ -55,7 +55,7 @@ impl EventsFile {
             match &event {
                 HostEvent::ServerError {
                     server,
-                    code: "server_exited",
+                    code: wharf_core::events::ServerErrorCode::ServerExited,
                     message,
                 } => output::say_exit(
                     server,

@@ -271,7 +271,7 @@ fn sampling(config: &Config, events: &EventsFile) -> Option<Arc<SamplingService>
             if let Some(message) = notice {
                 events.sink().emit(wharf_core::HostEvent::Notice {
                     server: None,
-                    code: "preferences_set_aside".into(),
+                    code: wharf_core::events::NoticeCode::PreferencesSetAside,
                     message,
                 });
             }

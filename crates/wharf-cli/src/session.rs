@@ -10,8 +10,9 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
+use wharf_core::events::NoticeCode;
 use wharf_core::facade::{Calls, ErrorCode, HostBuilder};
-use wharf_core::{CallOptions, EventSink, Host};
+use wharf_core::{CallOptions, EventSink, Host, HostEvent};
 
 use crate::events_file::{as_notice, EventsFile};
 use crate::Failure;
@@ -44,8 +45,19 @@ pub async fn run(host: HostBuilder, events: EventsFile) -> Result<ExitCode, Fail
     };
     let config_path = host.config().path.clone();
     let host = Arc::new(host.build(sink));
+    // Notices of the session itself, outside the host's events, written as the host's are.
+    let notice = |code: NoticeCode, message: String| {
+        let event = HostEvent::Notice {
+            server: None,
+            code,
+            message,
+        };
+        serde_json::to_value(&event).map(crate::output::record)
+    };
     for warning in &host.warnings {
-        let _ = out.send(json!({"event": "notice", "code": "config_warning", "message": warning}));
+        if let Ok(record) = notice(NoticeCode::ConfigWarning, warning.clone()) {
+            let _ = out.send(record);
+        }
     }
     host.start_all().await;
     host.follow_workspace(config_path);
@@ -58,9 +70,9 @@ pub async fn run(host: HostBuilder, events: EventsFile) -> Result<ExitCode, Fail
             Ok(Some(line)) => line,
             Ok(None) => break,
             Err(e) => {
-                let _ = out.send(
-                    json!({"event": "notice", "code": "stdin_error", "message": e.to_string()}),
-                );
+                if let Ok(record) = notice(NoticeCode::StdinError, e.to_string()) {
+                    let _ = out.send(record);
+                }
                 break;
             }
         };

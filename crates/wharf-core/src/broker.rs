@@ -93,13 +93,39 @@ pub enum InputAnswer {
     Cancel,
 }
 
+/// Which way a question went, as events and replies name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "lowercase")]
+#[ts(export)]
+pub enum AnswerAction {
+    Accept,
+    Decline,
+    Cancel,
+}
+
+impl AnswerAction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AnswerAction::Accept => "accept",
+            AnswerAction::Decline => "decline",
+            AnswerAction::Cancel => "cancel",
+        }
+    }
+}
+
+impl std::fmt::Display for AnswerAction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 impl InputAnswer {
     /// The answer's name in events: accept, decline or cancel.
-    pub fn action(&self) -> &'static str {
+    pub fn action(&self) -> AnswerAction {
         match self {
-            InputAnswer::Accept { .. } => "accept",
-            InputAnswer::Decline => "decline",
-            InputAnswer::Cancel => "cancel",
+            InputAnswer::Accept { .. } => AnswerAction::Accept,
+            InputAnswer::Decline => AnswerAction::Decline,
+            InputAnswer::Cancel => AnswerAction::Cancel,
         }
     }
 }

@@ -134,12 +134,32 @@ impl ServerDef {
         )
     }
 
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> TransportKind {
         match &self.transport {
-            Ok(TransportDef::Stdio { .. }) => "stdio",
-            Ok(TransportDef::Http { .. }) => "http",
-            Err(_) => "invalid",
+            Ok(TransportDef::Stdio { .. }) => TransportKind::Stdio,
+            Ok(TransportDef::Http { .. }) => TransportKind::Http,
+            Err(_) => TransportKind::Invalid,
         }
+    }
+}
+
+/// How a server is reached, as its summary says; `invalid` when its definition cannot be used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+#[serde(rename_all = "lowercase")]
+#[ts(export)]
+pub enum TransportKind {
+    Stdio,
+    Http,
+    Invalid,
+}
+
+impl std::fmt::Display for TransportKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            TransportKind::Stdio => "stdio",
+            TransportKind::Http => "http",
+            TransportKind::Invalid => "invalid",
+        })
     }
 }
 

@@ -13,8 +13,10 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use crate::broker::{Broker, BrokerRefusal, InputAnswer, InputKind, InputRequest, InputView};
-use crate::events::{EventSink, HostEvent};
+use crate::broker::{
+    AnswerAction, Broker, BrokerRefusal, InputAnswer, InputKind, InputRequest, InputView,
+};
+use crate::events::{EventSink, HostEvent, NoticeCode, ServerErrorCode};
 use form::FormSpec;
 use guard::Admission;
 use url_check::UrlReview;
@@ -39,18 +41,21 @@ pub enum ElicitReply {
 }
 
 impl ElicitReply {
-    pub fn action(&self) -> &'static str {
+    pub fn action(&self) -> AnswerAction {
         match self {
-            ElicitReply::Accept(_) => "accept",
-            ElicitReply::Decline => "decline",
-            ElicitReply::Cancel => "cancel",
+            ElicitReply::Accept(_) => AnswerAction::Accept,
+            ElicitReply::Decline => AnswerAction::Decline,
+            ElicitReply::Cancel => AnswerAction::Cancel,
         }
     }
 
     /// The `ElicitResult` as JSON: `{"action": ..., "content"?: {...}}`.
     pub fn to_json(&self) -> Value {
         let mut out = Map::new();
-        out.insert("action".into(), Value::String(self.action().into()));
+        out.insert(
+            "action".into(),
+            Value::String(self.action().as_str().into()),
+        );
         if let ElicitReply::Accept(Some(content)) = self {
             out.insert("content".into(), Value::Object(content.clone()));
         }
@@ -114,10 +119,10 @@ fn question_key(kind: InputKind, message: &str, subject: &Value) -> String {
         .collect()
 }
 
-fn notice(e: &Elicitation<'_>, code: &str, message: String) {
+fn notice(e: &Elicitation<'_>, code: NoticeCode, message: String) {
     e.events.emit(HostEvent::Notice {
         server: Some(e.server.to_string()),
-        code: code.into(),
+        code,
         message,
     });
 }
@@ -128,7 +133,7 @@ async fn screen(e: &Elicitation<'_>, key: &str) -> Option<ElicitReply> {
     if guard.declined_before(e.server, key) {
         notice(
             e,
-            "declined_before",
+            NoticeCode::DeclinedBefore,
             format!(
                 "{} asked again for what you declined in this session: declined without asking",
                 e.server
@@ -140,7 +145,7 @@ async fn screen(e: &Elicitation<'_>, key: &str) -> Option<ElicitReply> {
         if just_now {
             notice(
                 e,
-                "elicitation_paused",
+                NoticeCode::ElicitationPaused,
                 format!(
                     "{} asked more than {} questions in a minute: its questions are paused until you allow it",
                     e.server,
@@ -188,7 +193,7 @@ async fn form(e: &Elicitation<'_>) -> ElicitReply {
         Err(out) => {
             notice(
                 e,
-                "form_not_supported",
+                NoticeCode::FormNotSupported,
                 format!(
                     "{} sent a form Wharf cannot show ({out}); declined: the spec allows only flat forms of \
                      strings, numbers, booleans and choices",
@@ -217,7 +222,7 @@ async fn form(e: &Elicitation<'_>) -> ElicitReply {
             Err(problems) => {
                 e.events.server_error(
                     e.server,
-                    "invalid_answer",
+                    ServerErrorCode::InvalidAnswer,
                     format!(
                         "the answer does not fit the form ({}); answered cancel",
                         problems_text(&problems)
@@ -294,7 +299,7 @@ async fn url(e: &Elicitation<'_>) -> ElicitReply {
     if !review.may_open {
         notice(
             e,
-            "url_refused",
+            NoticeCode::UrlRefused,
             format!(
                 "{} asked you to open a URL Wharf will not open: {}; declined",
                 e.server,
@@ -332,7 +337,7 @@ async fn url(e: &Elicitation<'_>) -> ElicitReply {
                 Err(why) => {
                     notice(
                         e,
-                        "browser_failed",
+                        NoticeCode::BrowserFailed,
                         format!("could not open the system browser: {why}; answered cancel"),
                     );
                     (ElicitReply::Cancel, false)

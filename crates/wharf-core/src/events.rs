@@ -31,6 +31,120 @@ impl ServerStatus {
     }
 }
 
+/// What a notice is about: a closed list, so a front end can tell notices apart without reading their words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum NoticeCode {
+    ConfigError,
+    ConfigWarning,
+    DeprecatedCapability,
+    DropIgnored,
+    PaginationBounded,
+    PreferencesSetAside,
+    PreferencesProblem,
+    PreferencesNotSaved,
+    ProgressNotIncreasing,
+    WorkspaceRestart,
+    UrlRefused,
+    UndeclaredCapability,
+    SamplingThrottled,
+    SamplingLimit,
+    ProviderError,
+    InvalidRequest,
+    FormNotSupported,
+    ElicitationPaused,
+    DeclinedBefore,
+    BrowserFailed,
+    LogFlood,
+    NotificationFlood,
+    StdinError,
+}
+
+impl NoticeCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NoticeCode::ConfigError => "config_error",
+            NoticeCode::ConfigWarning => "config_warning",
+            NoticeCode::DeprecatedCapability => "deprecated_capability",
+            NoticeCode::DropIgnored => "drop_ignored",
+            NoticeCode::PaginationBounded => "pagination_bounded",
+            NoticeCode::PreferencesSetAside => "preferences_set_aside",
+            NoticeCode::PreferencesProblem => "preferences_problem",
+            NoticeCode::PreferencesNotSaved => "preferences_not_saved",
+            NoticeCode::ProgressNotIncreasing => "progress_not_increasing",
+            NoticeCode::WorkspaceRestart => "workspace_restart",
+            NoticeCode::UrlRefused => "url_refused",
+            NoticeCode::UndeclaredCapability => "undeclared_capability",
+            NoticeCode::SamplingThrottled => "sampling_throttled",
+            NoticeCode::SamplingLimit => "sampling_limit",
+            NoticeCode::ProviderError => "provider_error",
+            NoticeCode::InvalidRequest => "invalid_request",
+            NoticeCode::FormNotSupported => "form_not_supported",
+            NoticeCode::ElicitationPaused => "elicitation_paused",
+            NoticeCode::DeclinedBefore => "declined_before",
+            NoticeCode::BrowserFailed => "browser_failed",
+            NoticeCode::LogFlood => "log_flood",
+            NoticeCode::NotificationFlood => "notification_flood",
+            NoticeCode::StdinError => "stdin_error",
+        }
+    }
+}
+
+impl std::fmt::Display for NoticeCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How a server broke the protocol, exited or answered out of its form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum ServerErrorCode {
+    ServerExited,
+    ReadError,
+    InvalidJson,
+    InvalidJsonrpc,
+    MessageTooLarge,
+    ErrorWithoutId,
+    UnknownResponseId,
+    ResubscribeFailed,
+    InvalidAnswer,
+}
+
+impl ServerErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ServerErrorCode::ServerExited => "server_exited",
+            ServerErrorCode::ReadError => "read_error",
+            ServerErrorCode::InvalidJson => "invalid_json",
+            ServerErrorCode::InvalidJsonrpc => "invalid_jsonrpc",
+            ServerErrorCode::MessageTooLarge => "message_too_large",
+            ServerErrorCode::ErrorWithoutId => "error_without_id",
+            ServerErrorCode::UnknownResponseId => "unknown_response_id",
+            ServerErrorCode::ResubscribeFailed => "resubscribe_failed",
+            ServerErrorCode::InvalidAnswer => "invalid_answer",
+        }
+    }
+}
+
+impl std::fmt::Display for ServerErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Which of a server's lists changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "lowercase")]
+#[ts(export)]
+pub enum ListKind {
+    Tools,
+    Resources,
+    Prompts,
+}
+
 /// Where a sign-in to an HTTP server (OAuth) stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
@@ -83,14 +197,14 @@ pub enum HostEvent {
     Roots {
         server: String,
         roots: Vec<crate::workspace::Root>,
-        answer: &'static str,
+        answer: crate::broker::AnswerAction,
     },
     /// The user was asked whether to send a server paths that lie outside the open workspace folders, and answered.
     PathOutside {
         server: String,
         tool: String,
         paths: Vec<crate::workspace::paths::PathViolation>,
-        answer: &'static str,
+        answer: crate::broker::AnswerAction,
     },
     /// A form elicitation, as the user was shown it, and the answer sent.
     ElicitationForm {
@@ -98,7 +212,7 @@ pub enum HostEvent {
         message: String,
         fields: Vec<crate::elicitation::form::FormField>,
         warnings: Vec<String>,
-        answer: &'static str,
+        answer: crate::broker::AnswerAction,
     },
     /// A URL elicitation: the URL as sent, its real host (ASCII) and Unicode form, the warnings, the answer sent, and
     /// whether the system browser was opened.
@@ -113,7 +227,7 @@ pub enum HostEvent {
         #[ts(optional)]
         display_host: Option<String>,
         warnings: Vec<crate::elicitation::url_check::UrlWarning>,
-        answer: &'static str,
+        answer: crate::broker::AnswerAction,
         opened: bool,
     },
     /// A sampling request, as the user was shown it (images and audio by size), the policy that decided it and the
@@ -126,8 +240,8 @@ pub enum HostEvent {
         messages: Vec<Value>,
         max_tokens: u32,
         model: String,
-        policy: &'static str,
-        answer: &'static str,
+        policy: crate::sampling::prefs::Policy,
+        answer: crate::broker::AnswerAction,
     },
     /// The workspace's roots changed (a folder opened, closed, renamed, deleted or re-created).
     RootsChanged {
@@ -139,7 +253,7 @@ pub enum HostEvent {
     },
     ListChanged {
         server: String,
-        kind: &'static str,
+        kind: ListKind,
     },
     /// A resource the user subscribed to changed (legacy `notifications/resources/updated`, or through
     /// `subscriptions/listen`).
@@ -151,7 +265,7 @@ pub enum HostEvent {
     /// the user sees why.
     ServerError {
         server: String,
-        code: &'static str,
+        code: ServerErrorCode,
         message: String,
     },
     /// A sign-in to an HTTP server started, succeeded, failed (`error` says why, in words a user can act on) or was
@@ -174,7 +288,7 @@ pub enum HostEvent {
         #[serde(skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         server: Option<String>,
-        code: String,
+        code: NoticeCode,
         message: String,
     },
 }
@@ -196,9 +310,9 @@ impl EventSink {
         (self.0)(event)
     }
 
-    pub fn server_error(&self, server: &str, code: &'static str, message: impl Into<String>) {
+    pub fn server_error(&self, server: &str, code: ServerErrorCode, message: impl Into<String>) {
         let message = message.into();
-        tracing::warn!(server, code, "{message}");
+        tracing::warn!(server, code = code.as_str(), "{message}");
         self.emit(HostEvent::ServerError {
             server: server.to_string(),
             code,
@@ -210,5 +324,44 @@ impl EventSink {
 impl std::fmt::Debug for EventSink {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("EventSink")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wire(value: impl Serialize) -> String {
+        match serde_json::to_value(value) {
+            Ok(Value::String(s)) => s,
+            other => panic!("not a string: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn each_code_is_written_as_its_name() {
+        let notices = [
+            NoticeCode::ConfigError,
+            NoticeCode::DeprecatedCapability,
+            NoticeCode::PreferencesSetAside,
+            NoticeCode::InvalidRequest,
+            NoticeCode::LogFlood,
+            NoticeCode::StdinError,
+        ];
+        for code in notices {
+            assert_eq!(wire(code), code.as_str());
+        }
+        assert_eq!(wire(NoticeCode::DeclinedBefore), "declined_before");
+        let errors = [
+            ServerErrorCode::ServerExited,
+            ServerErrorCode::InvalidJsonrpc,
+            ServerErrorCode::MessageTooLarge,
+            ServerErrorCode::UnknownResponseId,
+        ];
+        for code in errors {
+            assert_eq!(wire(code), code.as_str());
+        }
+        assert_eq!(wire(ServerErrorCode::InvalidJsonrpc), "invalid_jsonrpc");
+        assert_eq!(wire(ListKind::Resources), "resources");
     }
 }

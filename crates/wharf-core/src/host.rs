@@ -14,7 +14,7 @@ use crate::broker::Broker;
 use crate::config::{Config, ServerDef};
 use crate::connection::{ConnectContext, Connection, ConnectionError};
 use crate::era::EraCache;
-use crate::events::{EventSink, HostEvent, ServerStatus};
+use crate::events::{EventSink, HostEvent, NoticeCode, ServerErrorCode, ServerStatus};
 use crate::roots::SharedWorkspace;
 
 #[derive(Clone)]
@@ -84,7 +84,7 @@ struct Slot {
 pub struct ServerSummary {
     pub name: String,
     #[serde(rename = "type")]
-    pub transport: &'static str,
+    pub transport: crate::config::TransportKind,
     pub status: ServerStatus,
     /// The protocol version spoken, e.g. "2026-07-28" or "2025-11-25".
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -93,7 +93,7 @@ pub struct ServerSummary {
     /// "modern" (stateless, `server/discover`) or "legacy" (`initialize` handshake).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
-    pub lifecycle: Option<&'static str>,
+    pub lifecycle: Option<crate::era::Era>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub server_info: Option<Value>,
@@ -229,7 +229,7 @@ impl Host {
                         for name in &uses {
                             host.ctx.events.emit(HostEvent::Notice {
                                 server: Some(name.clone()),
-                                code: "workspace_restart".into(),
+                                code: NoticeCode::WorkspaceRestart,
                                 message: "restarting: its configuration uses the workspace folders, which changed".into(),
                             });
                         }
@@ -237,7 +237,7 @@ impl Host {
                     }
                     Err(e) => host.ctx.events.emit(HostEvent::Notice {
                         server: None,
-                        code: "config_error".into(),
+                        code: NoticeCode::ConfigError,
                         message: format!(
                             "the workspace changed but the configuration cannot be read: {e}"
                         ),
@@ -409,7 +409,7 @@ async fn summary(slot: &Slot) -> ServerSummary {
     match state {
         SlotState::Ready(conn) => {
             row.era = Some(conn.identity.protocol_version.clone());
-            row.lifecycle = Some(conn.identity.era.as_str());
+            row.lifecycle = Some(conn.identity.era);
             row.server_info = conn.identity.server_info.clone();
             row.instructions = conn.identity.instructions.clone();
             row.capabilities = Some(conn.identity.capabilities.clone());
@@ -462,7 +462,7 @@ async fn supervise(slot: Arc<Slot>, ctx: ConnectContext, restart: bool) {
                     if let Err(e) = conn.subscribe(&uri).await {
                         ctx.events.server_error(
                             &slot.def.name,
-                            "resubscribe_failed",
+                            ServerErrorCode::ResubscribeFailed,
                             format!("cannot subscribe again to {uri} after the restart: {e}"),
                         );
                     }
@@ -479,7 +479,7 @@ async fn supervise(slot: Arc<Slot>, ctx: ConnectContext, restart: bool) {
                 last_exit = Some(reason.clone());
                 ctx.events.server_error(
                     &slot.def.name,
-                    "server_exited",
+                    ServerErrorCode::ServerExited,
                     format!("{SERVER_STOPPED}{reason}"),
                 );
                 if !restart {

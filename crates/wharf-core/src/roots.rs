@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
-use crate::broker::{Broker, InputAnswer};
-use crate::events::{EventSink, HostEvent};
+use crate::broker::{AnswerAction, Broker, InputAnswer};
+use crate::events::{EventSink, HostEvent, NoticeCode};
 use crate::workspace::watch::{FolderChange, FolderWatcher, WatchError};
 use crate::workspace::{Root, Workspace, WorkspaceError};
 
@@ -219,7 +219,7 @@ impl RootsAccess {
         if modern && !self.noticed.swap(true, Ordering::Relaxed) {
             events.emit(HostEvent::Notice {
                 server: Some(self.server.clone()),
-                code: "deprecated_capability".into(),
+                code: NoticeCode::DeprecatedCapability,
                 message: "roots is deprecated since 2026-07-28 (SEP-2577): prefer paths in tool arguments or in the \
                           server's configuration"
                     .into(),
@@ -247,7 +247,11 @@ impl RootsAccess {
         events.emit(HostEvent::Roots {
             server: self.server.clone(),
             roots: roots.clone(),
-            answer: if shared { "accept" } else { "decline" },
+            answer: if shared {
+                AnswerAction::Accept
+            } else {
+                AnswerAction::Decline
+            },
         });
         roots
     }

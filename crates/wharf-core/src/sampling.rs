@@ -19,8 +19,8 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::broker::{Broker, InputAnswer, InputKind, InputRequest, InputView};
-use crate::events::{EventSink, HostEvent};
+use crate::broker::{AnswerAction, Broker, InputAnswer, InputKind, InputRequest, InputView};
+use crate::events::{EventSink, HostEvent, NoticeCode};
 use crate::secrets::SecretStore;
 use prefs::{Decision, Limits, Policy, SamplingPrefs};
 use provider::{ProviderConfig, ProviderError};
@@ -159,10 +159,10 @@ impl SamplingService {
     }
 }
 
-fn notice(s: &Sampling<'_>, code: &str, message: String) {
+fn notice(s: &Sampling<'_>, code: NoticeCode, message: String) {
     s.events.emit(HostEvent::Notice {
         server: Some(s.server.to_string()),
-        code: code.into(),
+        code,
         message,
     });
 }
@@ -199,7 +199,7 @@ pub async fn sample(s: Sampling<'_>) -> Result<Value, SamplingError> {
     if s.modern && service.first_time_deprecated(s.server) {
         notice(
             &s,
-            "deprecated_capability",
+            NoticeCode::DeprecatedCapability,
             format!(
                 "sampling is deprecated since 2026-07-28 (SEP-2577); {} still uses it",
                 s.server
@@ -219,7 +219,7 @@ pub async fn sample(s: Sampling<'_>) -> Result<Value, SamplingError> {
     if service.flooded(s.server) {
         notice(
             &s,
-            "sampling_throttled",
+            NoticeCode::SamplingThrottled,
             format!(
                 "{} asked for more than {FLOOD_LIMIT} completions in a minute: refused until it slows down",
                 s.server
@@ -246,23 +246,23 @@ pub async fn sample(s: Sampling<'_>) -> Result<Value, SamplingError> {
     let decision = service.prefs.decide(s.server, s.definition_hash);
     // A preferences file that went bad since start-up is reported here, once.
     for message in service.prefs.take_notices() {
-        notice(&s, "preferences_problem", message);
+        notice(&s, NoticeCode::PreferencesProblem, message);
     }
     let (policy, limits, note) = match decision {
         Decision::Deny => {
-            let outcome = Outcome::new(&s, "deny", requested_max, provider.model.clone());
-            outcome.report("decline");
+            let outcome = Outcome::new(&s, Policy::Deny, requested_max, provider.model.clone());
+            outcome.report(AnswerAction::Decline);
             return Err(SamplingError::Rejected(format!(
                 "the user does not allow {} to use their language model",
                 s.server
             )));
         }
-        Decision::Allow(limits) => ("allow", Some(limits), None),
-        Decision::Ask { reason } => ("ask", None, reason),
+        Decision::Allow(limits) => (Policy::Allow, Some(limits), None),
+        Decision::Ask { reason } => (Policy::Ask, None, reason),
     };
     if let Some(limits) = &limits {
         if let Err(why) = service.prefs.admit(s.server, limits) {
-            notice(&s, "sampling_limit", why.clone());
+            notice(&s, NoticeCode::SamplingLimit, why.clone());
             return Err(SamplingError::Rejected(why));
         }
     }
@@ -278,7 +278,7 @@ pub async fn sample(s: Sampling<'_>) -> Result<Value, SamplingError> {
         .map_or(requested_max, |cap| cap.min(requested_max));
     let mut params = s.params.clone();
     let mut outcome = Outcome::new(&s, policy, max_tokens, model.clone());
-    let ask = policy == "ask";
+    let ask = policy == Policy::Ask;
     if ask {
         let view = outcome.view(SamplingStage::Prompt, &params, note.clone(), None);
         match ask_user(&s, view).await {
@@ -300,7 +300,7 @@ pub async fn sample(s: Sampling<'_>) -> Result<Value, SamplingError> {
     let mut reply = match reply {
         Ok(reply) => reply,
         Err(e) => {
-            outcome.report("accept");
+            outcome.report(AnswerAction::Accept);
             return Err(e);
         }
     };
@@ -316,11 +316,11 @@ pub async fn sample(s: Sampling<'_>) -> Result<Value, SamplingError> {
             }
         }
     }
-    outcome.report("accept");
+    outcome.report(AnswerAction::Accept);
     Ok(reply)
 }
 
-fn other_action(answer: &InputAnswer) -> &'static str {
+fn other_action(answer: &InputAnswer) -> AnswerAction {
     answer.action()
 }
 
@@ -367,7 +367,7 @@ fn remember(s: &Sampling<'_>, service: &SamplingService, edits: &Value) {
             ) {
                 notice(
                     s,
-                    "preferences_not_saved",
+                    NoticeCode::PreferencesNotSaved,
                     format!("cannot save the sampling preference: {e}"),
                 );
             }
@@ -439,7 +439,7 @@ async fn complete(
     .await
     .map_err(|e: ProviderError| {
         let message = e.user_message();
-        notice(s, "provider_error", message.clone());
+        notice(s, NoticeCode::ProviderError, message.clone());
         match e {
             ProviderError::InvalidParams(_) => SamplingError::Invalid(message),
             _ => SamplingError::Failed(message),
@@ -450,7 +450,7 @@ async fn complete(
 /// What the user was shown, reported once with the answer (docs/cli.md's `sampling` event).
 struct Outcome<'a> {
     s: &'a Sampling<'a>,
-    policy: &'static str,
+    policy: Policy,
     max_tokens: u32,
     model: String,
     system_prompt: Option<String>,
@@ -458,7 +458,7 @@ struct Outcome<'a> {
 }
 
 impl<'a> Outcome<'a> {
-    fn new(s: &'a Sampling<'a>, policy: &'static str, max_tokens: u32, model: String) -> Self {
+    fn new(s: &'a Sampling<'a>, policy: Policy, max_tokens: u32, model: String) -> Self {
         let mut outcome = Outcome {
             s,
             policy,
@@ -520,7 +520,7 @@ impl<'a> Outcome<'a> {
         }
     }
 
-    fn report(&self, answer: &'static str) {
+    fn report(&self, answer: AnswerAction) {
         self.s.events.emit(HostEvent::Sampling {
             server: self.s.server.to_string(),
             system_prompt: self.system_prompt.clone(),

@@ -211,7 +211,7 @@ async fn start_all(entries: &[Entry]) -> Result<Run, BenchError> {
             .iter()
             .find(|s| s.name == entry.name)
             .and_then(|s| s.lifecycle)
-            .unwrap_or("unknown");
+            .map_or("unknown", |era| era.as_str());
         run.eras.push((entry.slow, era.to_string()));
     }
     Ok(run)

@@ -35,8 +35,8 @@ fn type_is_inferred_from_command_or_url() {
     let c =
         parse(r#"{"servers": {"a": {"command": "x"}, "b": {"url": "http://127.0.0.1:1/mcp"}}}"#)
             .unwrap();
-    assert_eq!(c.servers[0].kind(), "stdio");
-    assert_eq!(c.servers[1].kind(), "http");
+    assert_eq!(c.servers[0].kind(), TransportKind::Stdio);
+    assert_eq!(c.servers[1].kind(), TransportKind::Http);
     // File order is kept: users see their servers in the order they wrote them.
     assert_eq!(c.servers[0].name, "a");
 }

@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use super::{CallOptions, Connection, ConnectionError};
-use crate::events::HostEvent;
+use crate::events::{HostEvent, NoticeCode};
 
 /// The most pages read for one list: thousands of items at any sane page size.
 pub const MAX_PAGES: usize = 100;
@@ -169,7 +169,7 @@ impl Connection {
     fn bounded(&self, method: &str, why: &str) {
         self.events.emit(HostEvent::Notice {
             server: Some(self.server.clone()),
-            code: "pagination_bounded".into(),
+            code: NoticeCode::PaginationBounded,
             message: format!(
                 "{} {method}: stopped reading ({why}); the list shown is partial",
                 self.server

@@ -21,7 +21,7 @@ use serde_json::Value;
 
 use crate::broker::{Broker, BrokerRefusal, InputKind};
 use crate::elicitation;
-use crate::events::{EventSink, HostEvent};
+use crate::events::{EventSink, HostEvent, ListKind};
 use crate::sampling::{self, Sampling};
 
 use super::progress::{ProgressRouter, ProgressTap};
@@ -173,7 +173,7 @@ impl ClientHandler for WharfHandler {
     ) -> Result<ElicitResult, ErrorData> {
         self.events.emit(HostEvent::Notice {
             server: Some(self.server.clone()),
-            code: INVALID_REQUEST_NOTICE.into(),
+            code: INVALID_REQUEST_NOTICE,
             message: format!(
                 "{} sent an elicitation where Wharf cannot read it as written; declined",
                 self.server
@@ -259,22 +259,22 @@ impl ClientHandler for WharfHandler {
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.list_changed("tools");
+        self.list_changed(ListKind::Tools);
     }
 
     async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.list_changed("resources");
+        self.list_changed(ListKind::Resources);
     }
 
     async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.list_changed("prompts");
+        self.list_changed(ListKind::Prompts);
     }
 }
 
 impl WharfHandler {
-    fn list_changed(&self, kind: &'static str) {
+    fn list_changed(&self, kind: ListKind) {
         // The tool list is stale either way; only telling the user is bounded.
-        if kind == "tools" {
+        if kind == ListKind::Tools {
             self.tools_version.bump();
         }
         if !self.change_flood.admit(&self.server, &self.events) {

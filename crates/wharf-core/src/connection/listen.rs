@@ -10,7 +10,7 @@ use serde_json::Value;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use crate::events::{EventSink, HostEvent};
+use crate::events::{EventSink, HostEvent, ListKind};
 
 /// What to listen for, from the server's declared capabilities (list changes only; resource URIs are added as the
 /// user subscribes); `None` when nothing can change.
@@ -97,11 +97,13 @@ pub async fn run(
             let event = match next {
                 Ok(Some(ServerNotification::ToolListChangedNotification(_))) => {
                     tools_version.bump();
-                    list("tools")
+                    list(ListKind::Tools)
                 }
-                Ok(Some(ServerNotification::PromptListChangedNotification(_))) => list("prompts"),
+                Ok(Some(ServerNotification::PromptListChangedNotification(_))) => {
+                    list(ListKind::Prompts)
+                }
                 Ok(Some(ServerNotification::ResourceListChangedNotification(_))) => {
-                    list("resources")
+                    list(ListKind::Resources)
                 }
                 Ok(Some(ServerNotification::ResourceUpdatedNotification(n))) => {
                     Some(Change::Updated(n.params.uri.to_string()))
@@ -137,10 +139,10 @@ pub async fn run(
 }
 
 enum Change {
-    List(&'static str),
+    List(ListKind),
     Updated(String),
 }
 
-fn list(kind: &'static str) -> Option<Change> {
+fn list(kind: ListKind) -> Option<Change> {
     Some(Change::List(kind))
 }

@@ -16,7 +16,7 @@ use rmcp::model::{
 use rmcp::service::{RoleClient, RxJsonRpcMessage};
 use tokio::sync::mpsc;
 
-use crate::events::{EventSink, HostEvent};
+use crate::events::{EventSink, HostEvent, NoticeCode};
 
 /// Progress notifications routed to the call that asked for them. A notification can beat the registration of its
 /// token (the server answers while the caller is still being handed its request id), so unclaimed ones wait in a
@@ -211,7 +211,7 @@ impl ProgressTap {
         if let Some(last) = self.router.route(params) {
             self.events.emit(HostEvent::Notice {
                 server: Some(self.server.clone()),
-                code: "progress_not_increasing".into(),
+                code: NoticeCode::ProgressNotIncreasing,
                 message: format!(
                     "the server sent progress {progress} after {last}, but progress must increase: its \
                      notifications that do not are not shown for this call"

@@ -4,6 +4,7 @@
 import { get } from "svelte/store";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { HostEvent } from "../../bindings/HostEvent";
+import type { ListKind } from "../../bindings/ListKind";
 import type { PromptCatalog } from "../../bindings/PromptCatalog";
 import type { ResourceCatalog } from "../../bindings/ResourceCatalog";
 import type { ResourceView } from "../../bindings/ResourceView";
@@ -71,7 +72,7 @@ describe("list refresh", () => {
     await resources.load("s"); // loaded already: not asked again
     expect(mocked.listResources).toHaveBeenCalledTimes(1);
 
-    const changed = (kind: string, server = "s"): HostEvent => ({ event: "list_changed", server, kind });
+    const changed = (kind: ListKind, server = "s"): HostEvent => ({ event: "list_changed", server, kind });
     for (const store of [resources, prompts, tools]) {
       store.handleEvent(changed("resources"));
       store.handleEvent(changed("resources", "other"));

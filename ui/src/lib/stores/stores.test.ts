@@ -2,6 +2,7 @@ import { get } from "svelte/store";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { HostEvent } from "../../bindings/HostEvent";
 import type { PendingInput } from "../../bindings/PendingInput";
+import type { NoticeCode } from "../../bindings/NoticeCode";
 import type { ServerSummary } from "../../bindings/ServerSummary";
 import type { ToolInfo } from "../../bindings/ToolInfo";
 import * as api from "../api";
@@ -155,8 +156,8 @@ describe("activity log", () => {
   const events: HostEvent[] = [
     { event: "server_status", server: "a", status: "failed", error: "exit 1" },
     { event: "log", server: "b", level: "warning", logger: "db", data: { slow: true } },
-    { event: "notice", code: "config", message: "unknown key" },
-    { event: "server_error", server: "a", code: "parse", message: "bad line" },
+    { event: "notice", code: "config_warning", message: "unknown key" },
+    { event: "server_error", server: "a", code: "invalid_json", message: "bad line" },
     { event: "list_changed", server: "b", kind: "tools" },
   ];
 
@@ -166,7 +167,7 @@ describe("activity log", () => {
     for (const e of events) log.hostEvent(e);
     expect(get(log).map((e) => [e.server, e.kind, e.level, e.text])).toEqual([
       ["b", "list", "info", "tools list changed"],
-      ["a", "error", "error", "parse: bad line"],
+      ["a", "error", "error", "invalid_json: bad line"],
       [null, "notice", "warning", "unknown key"],
       ["b", "log", "warning", '[warning] db {"slow":true}'],
       ["a", "status", "error", "failed (exit 1)"],
@@ -329,7 +330,7 @@ describe("paused servers", () => {
     mocked.resumeElicitation.mockResolvedValue(true);
     const notices = createNotices();
     const paused = createPaused(notices);
-    const notice = (server: string | undefined, code: string): HostEvent => ({
+    const notice = (server: string | undefined, code: NoticeCode): HostEvent => ({
       event: "notice",
       ...(server !== undefined ? { server } : {}),
       code,

@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::events::{EventSink, HostEvent};
+use crate::events::{EventSink, HostEvent, NoticeCode};
 
 /// More messages of one kind than this in a second from one server are not passed on one by one.
 pub const PER_SECOND: usize = 50;
@@ -20,7 +20,7 @@ pub struct Flood {
     /// What is counted, in the notice's words ("log messages").
     what: &'static str,
     /// The notice's code.
-    code: &'static str,
+    code: NoticeCode,
 }
 
 /// The flood of log messages (`notifications/message`).
@@ -28,12 +28,12 @@ pub type LogFlood = Flood;
 
 impl Default for Flood {
     fn default() -> Self {
-        Flood::of("log messages", "log_flood")
+        Flood::of("log messages", NoticeCode::LogFlood)
     }
 }
 
 impl Flood {
-    fn of(what: &'static str, code: &'static str) -> Flood {
+    fn of(what: &'static str, code: NoticeCode) -> Flood {
         Flood {
             state: Arc::default(),
             what,
@@ -43,7 +43,10 @@ impl Flood {
 
     /// Resource updates and list changes (either era).
     pub fn changes() -> Flood {
-        Flood::of("resource updates and list changes", "notification_flood")
+        Flood::of(
+            "resource updates and list changes",
+            NoticeCode::NotificationFlood,
+        )
     }
 }
 
@@ -99,7 +102,7 @@ impl Flood {
                 drop(state);
                 events.emit(HostEvent::Notice {
                     server: Some(server),
-                    code: self.code.into(),
+                    code: self.code,
                     message: format!(
                         "{dropped} more {} were not shown: the server sent over {PER_SECOND} a second for about \
                          {seconds} s",
@@ -135,7 +138,7 @@ mod tests {
         tokio::time::sleep(std::time::Duration::from_secs(3)).await;
         let seen = seen.lock().unwrap().clone();
         assert_eq!(seen.len(), 1, "{seen:?}");
-        assert_eq!(seen[0].0, "notification_flood");
+        assert_eq!(seen[0].0.as_str(), "notification_flood");
         assert!(
             seen[0].1.starts_with("9950 more resource updates"),
             "{seen:?}"

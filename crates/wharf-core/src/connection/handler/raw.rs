@@ -6,11 +6,11 @@ use serde_json::Value;
 
 use super::{refusal_error, WharfHandler};
 use crate::elicitation::{self, Elicitation};
-use crate::events::HostEvent;
+use crate::events::{HostEvent, NoticeCode};
 use crate::raw_message::{self, Refusal};
 
 /// The notice of a server request that does not fit its method (answered `-32602`, or declined in an MRTR round).
-pub const INVALID_REQUEST_NOTICE: &str = "invalid_request";
+pub const INVALID_REQUEST_NOTICE: NoticeCode = NoticeCode::InvalidRequest;
 
 /// Whether `params` have the shape of the spec's `elicitation/create`: a message, and either a URL request
 /// (`mode: "url"` with a `url`) or a form (`mode` absent or `"form"`, with a
@@ -126,7 +126,7 @@ impl WharfHandler {
         if code == raw_message::INVALID_PARAMS {
             self.events.emit(HostEvent::Notice {
                 server: Some(self.server.clone()),
-                code: INVALID_REQUEST_NOTICE.into(),
+                code: INVALID_REQUEST_NOTICE,
                 message: format!(
                     "{} sent a {method} request Wharf cannot use: {reason}; answered with an error (invalid \
                      params)",

@@ -9,7 +9,7 @@ use super::super::handler::{elicitation_fits_spec, INVALID_REQUEST_NOTICE};
 use super::super::{Connection, ConnectionError, MAX_REQUEST_STATE_BYTES};
 use crate::broker::{InputAnswer, InputKind, InputRequest};
 use crate::elicitation::{self, ElicitReply, Elicitation};
-use crate::events::HostEvent;
+use crate::events::{HostEvent, NoticeCode};
 use crate::sampling::{self, Sampling};
 
 /// The most input requests one round may carry: each is a question, a roots answer or a completion, and the
@@ -145,7 +145,7 @@ impl Connection {
             // request gets its error and the server decides.
             Err(refusal) => {
                 self.notice(
-                    "undeclared_capability",
+                    NoticeCode::UndeclaredCapability,
                     format!(
                         "the server asked for input it should not ({refusal}); answered cancel"
                     ),
@@ -155,10 +155,10 @@ impl Connection {
         }
     }
 
-    fn notice(&self, code: &str, message: String) {
+    fn notice(&self, code: NoticeCode, message: String) {
         self.events.emit(HostEvent::Notice {
             server: Some(self.server.clone()),
-            code: code.into(),
+            code,
             message,
         });
     }

@@ -14,7 +14,7 @@ use rmcp::transport::Transport;
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 
-use crate::events::EventSink;
+use crate::events::{EventSink, ServerErrorCode};
 
 /// Default largest message a server may send on one line.
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
@@ -195,7 +195,10 @@ impl StdioTransport {
                 LineRead::Line => {}
                 LineRead::Eof => return None,
                 LineRead::Io(e) => {
-                    self.close_with("read_error", format!("cannot read from the server: {e}"));
+                    self.close_with(
+                        ServerErrorCode::ReadError,
+                        format!("cannot read from the server: {e}"),
+                    );
                     return None;
                 }
                 LineRead::Oversized(head) => {
@@ -205,8 +208,11 @@ impl StdioTransport {
                     let message = format!(
                         "the server sent a message larger than {limit} bytes; skipped without reading it"
                     );
-                    self.events
-                        .server_error(&self.server, "message_too_large", message);
+                    self.events.server_error(
+                        &self.server,
+                        ServerErrorCode::MessageTooLarge,
+                        message,
+                    );
                     // The request it answers (its id is near the start) fails now instead of waiting forever.
                     if let Some(answer) = self.too_large_answer(&head) {
                         return Some(answer);
@@ -243,7 +249,7 @@ impl StdioTransport {
                     Err(e) => {
                         self.events.server_error(
                             &self.server,
-                            "invalid_json",
+                            ServerErrorCode::InvalidJson,
                             format!("ignored a line that is not JSON ({e}): {}", preview(text)),
                         );
                         return None;
@@ -273,7 +279,7 @@ impl StdioTransport {
                 if let JsonRpcMessage::Error(e) = &message {
                     self.events.server_error(
                         &self.server,
-                        "error_without_id",
+                        ServerErrorCode::ErrorWithoutId,
                         format!(
                             "the server reported an error: {} ({})",
                             e.error.message, e.error.code.0
@@ -295,7 +301,7 @@ impl StdioTransport {
                 } else {
                     self.events.server_error(
                         &self.server,
-                        "unknown_response_id",
+                        ServerErrorCode::UnknownResponseId,
                         format!(
                             "ignored a response to request id {} that Wharf never sent",
                             id_text(&id)
@@ -322,7 +328,7 @@ impl StdioTransport {
         }
         self.events.server_error(
             &self.server,
-            "invalid_jsonrpc",
+            ServerErrorCode::InvalidJsonrpc,
             format!(
                 "ignored a message that is not valid JSON-RPC for MCP ({e}): {}",
                 preview(text)
@@ -372,7 +378,7 @@ impl StdioTransport {
         serde_json::from_value(error).ok()
     }
 
-    fn close_with(&self, code: &'static str, message: String) {
+    fn close_with(&self, code: ServerErrorCode, message: String) {
         self.events
             .server_error(&self.server, code, message.clone());
         if let Ok(mut reason) = self.close_reason.lock() {

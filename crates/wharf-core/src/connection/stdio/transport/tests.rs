@@ -15,7 +15,7 @@ fn codes(seen: &Arc<StdMutex<Vec<HostEvent>>>) -> Vec<&'static str> {
         .unwrap()
         .iter()
         .filter_map(|e| match e {
-            HostEvent::ServerError { code, .. } => Some(*code),
+            HostEvent::ServerError { code, .. } => Some(code.as_str()),
             _ => None,
         })
         .collect()
