@@ -32,6 +32,7 @@ pub async fn run(url: &str, broker: Broker, events: EventsFile) -> Result<ExitCo
         path_arguments: wharf_core::config::PathArgumentPolicy::Refuse,
         elicitation: true,
         oauth: None,
+        missing_inputs: Vec::new(),
     };
     let eras = EraCache::in_memory();
     // The suite says which revision a scenario is for; a wrong hint costs one re-probe, never a failure.

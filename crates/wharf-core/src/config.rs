@@ -77,6 +77,9 @@ pub struct ServerDef {
     /// `"oauth": {"clientId", "clientSecret"}`: the client registered beforehand with the server's authorization
     /// server, used at sign-in instead of any registration.
     pub oauth: Option<crate::auth::PreRegistered>,
+    /// The `${input:ID}` ids the definition could not be given a value for (none stored yet, or no keyring): why
+    /// `transport` is an error, and what the user can provide to fix it.
+    pub missing_inputs: Vec<String>,
 }
 
 /// `"pathArguments"`: a path the user sends a server that lies outside every open workspace folder is refused
@@ -265,6 +268,7 @@ impl Config {
             env,
             workspace: WorkspaceVars::new(workspace),
             inputs_used: std::cell::RefCell::default(),
+            inputs_missing: std::cell::RefCell::default(),
         };
         let invalid = |message: String| ConfigError::Invalid {
             path: path.to_owned(),
@@ -344,8 +348,15 @@ impl Config {
                 (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => Err(e.clone()),
                 _ => parse_transport(def, &vars),
             };
+            // Only what made this definition fail counts: an input may be missing while an earlier field failed.
+            let mut missing_inputs = vars.inputs_missing.take();
+            if transport.is_ok() {
+                missing_inputs.clear();
+            }
+            missing_inputs.dedup();
             config.servers.push(ServerDef {
                 name: name.clone(),
+                missing_inputs,
                 transport,
                 pinned_era: pinned_era.unwrap_or(None),
                 expose_roots: def.get("roots").and_then(Value::as_bool).unwrap_or(true),
@@ -390,12 +401,15 @@ struct Expander<'a> {
     env: &'a dyn Fn(&str) -> Option<String>,
     workspace: WorkspaceVars,
     inputs_used: std::cell::RefCell<Vec<crate::secrets::Secret>>,
+    /// The inputs asked for that had no value, since the last server's definition was parsed.
+    inputs_missing: std::cell::RefCell<Vec<String>>,
 }
 
 impl Expander<'_> {
     fn expand(&self, value: &str, field: &str) -> Result<String, String> {
         let input = |id: &str| {
-            let value = input_from_keyring(id)?;
+            let value = input_from_keyring(id)
+                .inspect_err(|_| self.inputs_missing.borrow_mut().push(id.to_string()))?;
             self.inputs_used
                 .borrow_mut()
                 .push(crate::secrets::Secret::new(value.clone()));

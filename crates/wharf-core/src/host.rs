@@ -106,6 +106,10 @@ pub struct ServerSummary {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub error: Option<String>,
+    /// The `${input:ID}` ids this server failed for want of: a front end offers to provide them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<String>>", optional)]
+    pub missing_inputs: Vec<String>,
     /// The newest lines the server wrote to stderr.
     pub stderr: String,
     /// The process id of a running stdio server.
@@ -400,6 +404,7 @@ async fn summary(slot: &Slot) -> ServerSummary {
         instructions: None,
         capabilities: None,
         error: None,
+        missing_inputs: slot.def.missing_inputs.clone(),
         stderr: String::new(),
         pid: None,
     };

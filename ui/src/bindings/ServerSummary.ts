@@ -17,6 +17,10 @@ era?: string,
  */
 lifecycle?: Era, serverInfo?: JsonValue, instructions?: string, capabilities?: JsonValue, error?: string, 
 /**
+ * The `${input:ID}` ids this server failed for want of: a front end offers to provide them.
+ */
+missingInputs?: Array<string>, 
+/**
  * The newest lines the server wrote to stderr.
  */
 stderr: string, 

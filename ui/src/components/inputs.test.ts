@@ -11,7 +11,7 @@ import type { ServerSummary } from "../bindings/ServerSummary";
 import * as api from "../lib/api";
 import { app } from "../lib/app";
 import { createNotices } from "../lib/stores/notices";
-import { createInputs, currentInput, needsInput } from "../lib/stores/inputs";
+import { createInputs, currentInput } from "../lib/stores/inputs";
 import InputsDialog from "./InputsDialog.svelte";
 import ServerList from "./ServerList.svelte";
 
@@ -212,29 +212,34 @@ describe("InputsDialog", () => {
 });
 
 describe("a server that lacks an input", () => {
-  const failed = (name: string, error: string): ServerSummary => ({
+  const failed = (name: string, error: string, missingInputs?: string[]): ServerSummary => ({
     name,
     type: "http",
     status: "failed",
     error,
     stderr: "",
+    ...(missingInputs !== undefined ? { missingInputs } : {}),
   });
 
-  it("offers Provide value… when its error names an ${input:}, which opens the dialog on what it lacks", async () => {
+  it("offers Provide value… when it failed for want of an ${input:}, which opens the dialog on what it lacks", async () => {
     const key = input({ servers: ["web"] });
     const other = input({ servers: ["elsewhere"] });
     mocked.listServers.mockResolvedValue([
       failed(
         "web",
         `headers.X-Key: \${input:${key.id}} has no value yet: store it with \`wharf secret set input:${key.id}\``,
+        [key.id],
       ),
       failed("broken", "exited with status 1 during startup"),
+      // Words alone do not make a missing input: only what the Rust side names.
+      failed("quoting", "args[0]: the server printed ${input:k} has no value yet"),
       { name: "fine", type: "stdio", status: "ready", stderr: "" },
     ]);
     await app.servers.refresh();
     show(ServerList, { selected: null, onedit: () => undefined });
     show(InputsDialog, {});
     expect(find('[data-server="broken"] [data-testid="server-provide-input"]')).toBeNull();
+    expect(find('[data-server="quoting"] [data-testid="server-provide-input"]')).toBeNull();
     expect(find('[data-server="fine"] [data-testid="server-provide-input"]')).toBeNull();
 
     mocked.missingInputs.mockResolvedValue([other, key]);
@@ -259,7 +264,7 @@ describe("a server that lacks an input", () => {
 });
 
 describe("inputs store", () => {
-  it("says when the keyring cannot be asked, and finds input errors", async () => {
+  it("says when the keyring cannot be asked", async () => {
     const notices = createNotices();
     const inputs = createInputs(notices);
     mocked.missingInputs.mockRejectedValueOnce({ code: "keyring", message: "no OS keyring is available", fields: [] });
@@ -268,11 +273,6 @@ describe("inputs store", () => {
       "Cannot check the configuration's ${input:…} values: no OS keyring is available",
     ]);
     expect(currentInput(get(inputs))).toBeNull();
-
-    expect(needsInput("args[0]: ${input:k} has no value yet")).toBe(true);
-    expect(needsInput("env.K: ${input:k}: no OS keyring is available")).toBe(true);
-    expect(needsInput("environment variable X is not set (from ${env:X})")).toBe(false);
-    expect(needsInput(undefined)).toBe(false);
   });
 
   it("drops from the queue what a later answer no longer lists", async () => {

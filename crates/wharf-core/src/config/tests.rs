@@ -71,17 +71,24 @@ fn unresolved_variable_is_an_error_naming_it_and_never_passed_on() {
 fn an_input_without_a_stored_value_fails_its_server_naming_it() {
     // No value is stored under input:wharf-test-never-set in any keyring this test can reach (or there is no
     // keyring at all): either way the server fails, naming the input and where it was used.
-    let err =
-        parse(r#"{"servers": {"a": {"command": "x", "args": ["${input:wharf-test-never-set}"]}}}"#)
-            .unwrap()
-            .servers[0]
-            .transport
-            .clone()
-            .unwrap_err();
+    let config = parse(
+        r#"{"servers": {
+            "a": {"command": "x", "args": ["${input:wharf-test-never-set}"]},
+            "b": {"command": "x", "args": ["${bogus}", "${input:wharf-test-other}"]},
+            "c": {"command": "x"}}}"#,
+    )
+    .unwrap();
+    let err = config.servers[0].transport.clone().unwrap_err();
     assert!(
         err.contains("args[0]") && err.contains("${input:wharf-test-never-set}"),
         "{err}"
     );
+    // What the user can provide is named; a server that failed for another reason first, or did not fail,
+    // names none.
+    assert_eq!(config.servers[0].missing_inputs, ["wharf-test-never-set"]);
+    assert!(config.servers[1].transport.is_err());
+    assert_eq!(config.servers[1].missing_inputs, Vec::<String>::new());
+    assert_eq!(config.servers[2].missing_inputs, Vec::<String>::new());
     assert!(expand("${input:x}", "f", &|_| None)
         .unwrap_err()
         .contains("cannot be used here"));

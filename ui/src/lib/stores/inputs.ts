@@ -34,11 +34,6 @@ export function currentInput(state: InputsState): MissingInput | null {
   return id === undefined ? null : (state.missing.find((m) => m.id === id) ?? null);
 }
 
-/** Whether a server's error is an `${input:ID}` it has no value for (or could not get from the keyring). */
-export function needsInput(error: string | undefined): boolean {
-  return error !== undefined && error.includes("${input:");
-}
-
 export function createInputs(notices: NoticeStore): InputsStore {
   const state = writable<InputsState>({ missing: [], queue: [] });
   const skipped = new Set<string>();
