@@ -297,7 +297,7 @@ fn answer_pending(agent: &QuestionQueue, id: u64, answer: InputAnswer) -> Reply<
 #[tauri::command]
 pub fn resume_elicitation(shell: State<'_, Shell>, server: String) -> bool {
     tracing::info!(server, "elicitation resumed from the UI");
-    shell.host.broker().guard.resume(&server)
+    shell.host.services().guard.resume(&server)
 }
 
 #[cfg(test)]

@@ -158,10 +158,17 @@ impl DeclaredCapabilities {
         roots: true,
         elicitation_form: true,
         elicitation_url: true,
-        // Sampling is declared only when a provider is configured: see `Broker::with_sampling`.
+        // Sampling is declared only when a provider is configured: see `with_sampling`.
         sampling: false,
         sampling_tools: false,
     };
+
+    /// Sampling declared too, with tools (the providers pass them on): for a host that serves it.
+    pub const fn with_sampling(mut self) -> Self {
+        self.sampling = true;
+        self.sampling_tools = true;
+        self
+    }
 
     pub fn declares(&self, kind: InputKind) -> bool {
         match kind {
@@ -202,10 +209,6 @@ impl BrokerRefusal {
 pub struct Broker {
     pub capabilities: DeclaredCapabilities,
     agent: Arc<dyn UserAgent>,
-    /// Shared by every server: one question per server at a time, pauses, declines remembered for the session.
-    pub guard: Arc<crate::elicitation::guard::ElicitationGuard>,
-    /// The user's sampling preferences and provider; `None`: no provider configured, sampling not declared.
-    pub sampling: Option<Arc<crate::sampling::SamplingService>>,
 }
 
 impl Broker {
@@ -213,17 +216,7 @@ impl Broker {
         Broker {
             capabilities,
             agent,
-            guard: Arc::default(),
-            sampling: None,
         }
-    }
-
-    /// Serves sampling through `service` (its provider and the user's preferences): declares it, with tools.
-    pub fn with_sampling(mut self, service: Arc<crate::sampling::SamplingService>) -> Self {
-        self.capabilities.sampling = true;
-        self.capabilities.sampling_tools = true;
-        self.sampling = Some(service);
-        self
     }
 
     /// The same broker with other capabilities declared (a server whose preference turns elicitation off).

@@ -148,6 +148,7 @@ pub struct Connection {
     progress: ProgressRouter,
     events: EventSink,
     broker: Broker,
+    services: crate::serve::Services,
     roots: RootsAccess,
     request_timeout: Duration,
     path_arguments: crate::config::PathArgumentPolicy,
@@ -180,6 +181,8 @@ pub struct ConnectContext {
     pub workspace: Arc<SharedWorkspace>,
     /// How HTTP servers that answer 401 are signed in to; None: such a server fails to connect, saying why.
     pub auth: Option<crate::auth::AuthOptions>,
+    /// What serves the server's requests around the broker.
+    pub services: crate::serve::Services,
 }
 
 impl ConnectContext {
@@ -204,6 +207,7 @@ impl ConnectContext {
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             workspace: SharedWorkspace::new(Default::default(), None),
             auth: None,
+            services: Default::default(),
         }
     }
 }
@@ -299,6 +303,7 @@ impl Connection {
             roots: RootsAccess::new(&def.name, ctx.workspace.clone(), def.expose_roots),
             era,
             broker: ctx.broker.clone(),
+            services: ctx.services.clone(),
             events: ctx.events.clone(),
             progress: ProgressRouter::default(),
             tools_version: Default::default(),
@@ -352,6 +357,7 @@ impl Connection {
             progress,
             events: ctx.events.clone(),
             broker: ctx.broker.clone(),
+            services: ctx.services.clone(),
             roots,
             request_timeout: def.request_timeout,
             path_arguments: def.path_arguments,

@@ -68,6 +68,7 @@ impl ElicitReply {
 #[derive(Clone)]
 pub struct Elicitation<'a> {
     pub broker: &'a Broker,
+    pub guard: &'a guard::ElicitationGuard,
     pub events: &'a EventSink,
     pub server: &'a str,
     pub cause: Option<String>,
@@ -129,7 +130,7 @@ fn notice(e: &Elicitation<'_>, code: NoticeCode, message: String) {
 
 /// The checks every question passes before a dialog: declined before in this session, or a paused server.
 async fn screen(e: &Elicitation<'_>, key: &str) -> Option<ElicitReply> {
-    let guard = &e.broker.guard;
+    let guard = &e.guard;
     if guard.declined_before(e.server, key) {
         notice(
             e,
@@ -159,7 +160,7 @@ async fn screen(e: &Elicitation<'_>, key: &str) -> Option<ElicitReply> {
 }
 
 async fn ask(e: &Elicitation<'_>, kind: InputKind, view: InputView) -> InputAnswer {
-    let _turn = e.broker.guard.turn(e.server).await;
+    let _turn = e.guard.turn(e.server).await;
     e.broker
         .ask(InputRequest {
             server: e.server.to_string(),
@@ -232,7 +233,7 @@ async fn form(e: &Elicitation<'_>) -> ElicitReply {
             }
         },
         InputAnswer::Decline => {
-            e.broker.guard.remember_decline(e.server, &key);
+            e.guard.remember_decline(e.server, &key);
             ElicitReply::Decline
         }
         InputAnswer::Cancel => ElicitReply::Cancel,
@@ -330,7 +331,7 @@ async fn url(e: &Elicitation<'_>) -> ElicitReply {
         InputAnswer::Accept { .. } => {
             if let Some(id) = &elicitation_id {
                 // Expected before the page opens: a fast server may complete it at once.
-                e.broker.guard.expect_completion(e.server, id);
+                e.guard.expect_completion(e.server, id);
             }
             match open(&review).await {
                 Ok(()) => (ElicitReply::Accept(None), true),
@@ -345,7 +346,7 @@ async fn url(e: &Elicitation<'_>) -> ElicitReply {
             }
         }
         InputAnswer::Decline => {
-            e.broker.guard.remember_decline(e.server, &key);
+            e.guard.remember_decline(e.server, &key);
             (ElicitReply::Decline, false)
         }
         InputAnswer::Cancel => (ElicitReply::Cancel, false),
@@ -369,7 +370,7 @@ pub async fn wait_until_finished(e: Elicitation<'_>) -> bool {
     let Some(id) = e.params.get("elicitationId").and_then(Value::as_str) else {
         return true;
     };
-    let guard = &e.broker.guard;
+    let guard = &e.guard;
     if guard.is_completed(e.server, id) {
         return true;
     }

@@ -27,6 +27,8 @@ pub struct HostOptions {
     pub max_message_bytes: usize,
     /// How servers that answer 401 are signed in to; None: they fail to connect, saying they need sign-in.
     pub auth: Option<crate::auth::AuthOptions>,
+    /// What serves the servers' requests around the broker (the elicitation guard, sampling).
+    pub services: crate::serve::Services,
 }
 
 impl Default for HostOptions {
@@ -37,6 +39,7 @@ impl Default for HostOptions {
             restart: false,
             max_message_bytes: crate::connection::DEFAULT_MAX_MESSAGE_BYTES,
             auth: None,
+            services: Default::default(),
         }
     }
 }
@@ -141,6 +144,7 @@ impl Host {
                 max_message_bytes: options.max_message_bytes,
                 workspace: options.workspace.clone(),
                 auth: options.auth.clone(),
+                services: options.services.clone(),
                 ..ConnectContext::new(broker, events, options.eras.clone())
             },
             options,
@@ -196,9 +200,14 @@ impl Host {
         }
     }
 
-    /// The broker every server's questions go through (its guard pauses and resumes servers).
+    /// The broker every server's questions go through.
     pub fn broker(&self) -> &crate::broker::Broker {
         &self.ctx.broker
+    }
+
+    /// What serves the servers' requests around the broker: its guard pauses and resumes servers.
+    pub fn services(&self) -> &crate::serve::Services {
+        &self.ctx.services
     }
 
     pub fn workspace(&self) -> &Arc<SharedWorkspace> {

@@ -20,6 +20,7 @@ pub mod redact;
 pub mod roots;
 pub mod sampling;
 pub mod secrets;
+pub mod serve;
 pub mod uri_template;
 pub mod view;
 pub mod workspace;

@@ -113,6 +113,8 @@ impl std::fmt::Debug for SamplingService {
 /// One sampling request on its way.
 pub struct Sampling<'a> {
     pub broker: &'a Broker,
+    /// The user's preferences and provider; `None`: sampling is not served.
+    pub service: Option<&'a std::sync::Arc<SamplingService>>,
     pub events: &'a EventSink,
     pub server: &'a str,
     pub definition_hash: &'a str,
@@ -191,7 +193,7 @@ fn shown_messages(messages: &[Value]) -> Vec<Value> {
 
 /// Serves one sampling request end to end: the completion as `CreateMessageResult` JSON, or why there is none.
 pub async fn sample(s: Sampling<'_>) -> Result<Value, SamplingError> {
-    let Some(service) = s.broker.sampling.clone() else {
+    let Some(service) = s.service.cloned() else {
         return Err(SamplingError::Failed(
             "Wharf offers no sampling: no LLM provider is configured".into(),
         ));

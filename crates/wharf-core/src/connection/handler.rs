@@ -37,6 +37,7 @@ pub struct WharfHandler {
     pub roots: crate::roots::RootsAccess,
     pub era: crate::era::Era,
     pub broker: Broker,
+    pub services: crate::serve::Services,
     pub events: EventSink,
     pub progress: ProgressRouter,
     pub protocol_version: ProtocolVersion,
@@ -135,6 +136,7 @@ impl ClientHandler for WharfHandler {
         let params = serde_json::to_value(&params).unwrap_or(Value::Null);
         let reply = sampling::sample(Sampling {
             broker: &self.broker,
+            service: self.services.sampling.as_ref(),
             events: &self.events,
             server: &self.server,
             definition_hash: &self.definition_hash,
@@ -208,7 +210,7 @@ impl ClientHandler for WharfHandler {
             .and_then(Value::as_str);
         // Unknown and repeated ids are ignored, as the spec asks; a known one ends the wait of its call.
         match id {
-            Some(id) if self.broker.guard.complete(&self.server, id) => {
+            Some(id) if self.services.guard.complete(&self.server, id) => {
                 tracing::info!(server = %self.server, id, "URL elicitation completed");
             }
             _ => tracing::debug!(server = %self.server, ?id, "elicitation/complete ignored"),

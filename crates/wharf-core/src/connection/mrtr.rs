@@ -308,6 +308,7 @@ impl Connection {
         for params in elicitations {
             let e = Elicitation {
                 broker: &self.broker,
+                guard: &self.services.guard,
                 events: &self.events,
                 server: &self.server,
                 cause: Some(cause.clone()),

@@ -30,6 +30,7 @@ impl UserAgent for Recorder {
 
 struct Rig {
     broker: Broker,
+    guard: guard::ElicitationGuard,
     agent: Arc<Recorder>,
     events: Arc<Mutex<Vec<HostEvent>>>,
     sink: EventSink,
@@ -46,6 +47,7 @@ fn rig(answers: Vec<InputAnswer>) -> Rig {
     let sink = EventSink::new(move |e| seen.lock().unwrap().push(e));
     Rig {
         broker,
+        guard: Default::default(),
         agent,
         events,
         sink,
@@ -56,6 +58,7 @@ impl Rig {
     async fn elicit(&self, params: &Value) -> Result<ElicitReply, BrokerRefusal> {
         elicit(Elicitation {
             broker: &self.broker,
+            guard: &self.guard,
             events: &self.sink,
             server: "s",
             cause: Some("calling tool t".into()),
@@ -228,7 +231,7 @@ async fn a_server_that_asks_too_often_is_paused_until_allowed() {
         .filter(|c| *c == "elicitation_paused")
         .count();
     assert_eq!(paused, 1, "said once");
-    assert!(rig.broker.guard.resume("s"));
+    assert!(rig.guard.resume("s"));
     rig.elicit(&form_params()).await.unwrap();
     assert_eq!(rig.asked(), guard::DEFAULT_RATE_LIMIT + 1);
 }
@@ -246,6 +249,7 @@ async fn an_undeclared_mode_is_refused_before_the_user() {
     let params = json!({"mode": "url", "message": "Go", "url": "https://example.com/", "elicitationId": "e"});
     let refusal = elicit(Elicitation {
         broker: &broker,
+        guard: &Default::default(),
         events: &EventSink::discard(),
         server: "s",
         cause: None,

@@ -13,6 +13,7 @@ use crate::broker::{Broker, DeclaredCapabilities, UserAgent};
 use crate::roots::SharedWorkspace;
 use crate::sampling::prefs::SamplingPrefs;
 use crate::sampling::SamplingService;
+use crate::serve::Services;
 use crate::{Config, EraCache, EventSink, Host, HostOptions};
 
 pub struct HostBuilder {
@@ -66,10 +67,15 @@ impl HostBuilder {
 
     /// The host, telling `events` what happens in it.
     pub fn build(self, events: EventSink) -> Host {
-        let mut broker = Broker::new(DeclaredCapabilities::SERVED, self.agent);
-        if let Some(service) = self.sampling {
-            broker = broker.with_sampling(service);
+        let mut capabilities = DeclaredCapabilities::SERVED;
+        if self.sampling.is_some() {
+            capabilities = capabilities.with_sampling();
         }
+        let broker = Broker::new(capabilities, self.agent);
+        let services = Services {
+            sampling: self.sampling,
+            ..Services::default()
+        };
         let sign_in = AuthOptions::new(
             Arc::new(BrokerConsent::new(broker.clone())),
             self.tokens.unwrap_or_else(TokenStore::os),
@@ -81,6 +87,7 @@ impl HostBuilder {
                 .workspace
                 .unwrap_or_else(|| SharedWorkspace::new(Default::default(), None)),
             auth: Some(sign_in),
+            services,
             ..HostOptions::default()
         };
         Host::new(self.config, broker, events, options)

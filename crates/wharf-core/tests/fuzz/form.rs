@@ -223,8 +223,10 @@ proptest! {
         let params = json!({"mode": "form", "message": message, "requestedSchema": schema});
         let events = EventSink::discard();
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let guard = Default::default();
         let reply = rt.block_on(elicit(Elicitation {
             broker: &broker,
+            guard: &guard,
             events: &events,
             server: &server,
             cause: None,

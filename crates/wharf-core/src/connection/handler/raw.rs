@@ -105,6 +105,7 @@ impl WharfHandler {
         }
         let reply = elicitation::elicit(Elicitation {
             broker: &self.broker,
+            guard: &self.services.guard,
             events: &self.events,
             server: &self.server,
             cause: self.progress.calls_in_flight(),

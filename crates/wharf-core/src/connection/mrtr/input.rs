@@ -97,6 +97,7 @@ impl Connection {
             Some("sampling/createMessage") if self.broker.capabilities.sampling => {
                 let served = sampling::sample(Sampling {
                     broker: &self.broker,
+                    service: self.services.sampling.as_ref(),
                     events: &self.events,
                     server: &self.server,
                     definition_hash: &self.definition_hash,
@@ -133,6 +134,7 @@ impl Connection {
         }
         let served = elicitation::elicit(Elicitation {
             broker: &self.broker,
+            guard: &self.services.guard,
             events: &self.events,
             server: &self.server,
             cause: Some(cause.to_string()),
