@@ -7,6 +7,7 @@
 
 pub mod form;
 pub mod guard;
+pub mod spec;
 pub mod url_check;
 
 use serde::Serialize;

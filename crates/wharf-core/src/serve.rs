@@ -3,8 +3,16 @@
 
 use std::sync::Arc;
 
+use serde_json::Value;
+
+use crate::broker::{Broker, BrokerRefusal, InputKind};
 use crate::elicitation::guard::ElicitationGuard;
-use crate::sampling::SamplingService;
+use crate::elicitation::{self, ElicitReply, Elicitation};
+use crate::era::Era;
+use crate::events::EventSink;
+use crate::roots::RootsAccess;
+use crate::sampling::{self, Sampling, SamplingError, SamplingService};
+use crate::workspace::Root;
 
 /// What every server's requests are served with, shared by the whole host.
 #[derive(Clone, Default)]
@@ -20,5 +28,200 @@ impl std::fmt::Debug for Services {
         f.debug_struct("Services")
             .field("sampling", &self.sampling.is_some())
             .finish_non_exhaustive()
+    }
+}
+
+/// A server's request to the user's side, read once, whichever era carried it: a request of its own (2025-11-25,
+/// through rmcp's handler) or an input request inside an MRTR round (2026-07-28).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServerAsk {
+    ListRoots,
+    /// `sampling/createMessage`, its params as sent.
+    CreateMessage(Value),
+    /// `elicitation/create`, its params as the server wrote them.
+    Elicit(Value),
+}
+
+impl ServerAsk {
+    /// An MRTR input request (`{"method", "params"}`); `None` for a method that asks nothing of the user's side.
+    pub fn from_input_request(request: &Value) -> Option<ServerAsk> {
+        let params = || request.get("params").cloned().unwrap_or(Value::Null);
+        match request.get("method").and_then(Value::as_str)? {
+            "roots/list" => Some(ServerAsk::ListRoots),
+            "sampling/createMessage" => Some(ServerAsk::CreateMessage(params())),
+            "elicitation/create" => Some(ServerAsk::Elicit(params())),
+            _ => None,
+        }
+    }
+}
+
+/// Why a request was not served. Each era answers it its own way: an error response to a request of its own, a
+/// declined or cancelled input, or the end of the call, in an MRTR round.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NotServed {
+    /// A kind Wharf did not declare to this server: no user saw it.
+    Undeclared(InputKind),
+    /// Params that do not fit the spec's request.
+    Invalid {
+        method: &'static str,
+        reason: String,
+    },
+    /// Sampling refused by the user's preference or answer, or failed at the provider.
+    Sampling(SamplingError),
+}
+
+impl std::fmt::Display for NotServed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotServed::Undeclared(kind) => BrokerRefusal::Undeclared(*kind).fmt(f),
+            NotServed::Invalid { method, reason } => write!(f, "{method}: {reason}"),
+            NotServed::Sampling(e) => e.fmt(f),
+        }
+    }
+}
+
+impl NotServed {
+    /// The JSON-RPC error code of a request answered with an error.
+    pub fn jsonrpc_code(&self) -> i32 {
+        match self {
+            NotServed::Undeclared(kind) => BrokerRefusal::Undeclared(*kind).jsonrpc_code(),
+            NotServed::Invalid { .. } => crate::raw_message::INVALID_PARAMS,
+            NotServed::Sampling(e) => e.jsonrpc_code(),
+        }
+    }
+}
+
+/// One server's request on its way to being served: who asks, in which era, and what answers it.
+pub struct Asking<'a> {
+    pub server: &'a str,
+    pub broker: &'a Broker,
+    pub services: &'a Services,
+    pub events: &'a EventSink,
+    pub roots: &'a RootsAccess,
+    /// Who the server is for the user's sampling preferences, with its name.
+    pub definition_hash: &'a str,
+    pub era: Era,
+    /// It came as an input request of an MRTR round rather than as a request of its own.
+    pub in_round: bool,
+    /// The user action that caused it, e.g. "calling tool echo".
+    pub cause: Option<String>,
+}
+
+impl Asking<'_> {
+    /// Serves any request, the answer as the JSON that goes back (an MRTR round's input response).
+    pub async fn serve(&self, ask: ServerAsk) -> Result<Value, NotServed> {
+        match ask {
+            ServerAsk::ListRoots => Ok(serde_json::json!({ "roots": self.roots()? })),
+            ServerAsk::CreateMessage(params) => self.sample(&params).await,
+            ServerAsk::Elicit(params) => Ok(self.elicit(&params).await?.to_json()),
+        }
+    }
+
+    /// The roots the server gets: the workspace and the server's preference answer, not a dialog.
+    pub fn roots(&self) -> Result<Vec<Root>, NotServed> {
+        if !self.broker.capabilities.roots {
+            return Err(NotServed::Undeclared(InputKind::Roots));
+        }
+        Ok(self.roots.answer(self.broker, self.events, self.in_round))
+    }
+
+    /// A completion from the user's model, as the `CreateMessageResult` JSON.
+    pub async fn sample(&self, params: &Value) -> Result<Value, NotServed> {
+        if !self.broker.capabilities.sampling {
+            return Err(NotServed::Undeclared(InputKind::Sampling));
+        }
+        sampling::sample(Sampling {
+            broker: self.broker,
+            service: self.services.sampling.as_ref(),
+            events: self.events,
+            server: self.server,
+            definition_hash: self.definition_hash,
+            cause: self.cause.clone(),
+            params,
+            modern: self.era == Era::Modern,
+        })
+        .await
+        .map_err(NotServed::Sampling)
+    }
+
+    /// A form or a URL, from the params as the server wrote them.
+    pub async fn elicit(&self, params: &Value) -> Result<ElicitReply, NotServed> {
+        elicitation::spec::fits_spec(params).map_err(|reason| NotServed::Invalid {
+            method: "elicitation/create",
+            reason: format!("its params do not fit the spec's elicitation request ({reason})"),
+        })?;
+        elicitation::elicit(self.elicitation(params))
+            .await
+            .map_err(|BrokerRefusal::Undeclared(kind)| NotServed::Undeclared(kind))
+    }
+
+    /// The elicitation of `params` as it goes to the user, for a caller that follows it further (the pages a
+    /// `-32042` error needs, waited on until finished).
+    pub fn elicitation<'p>(&'p self, params: &'p Value) -> Elicitation<'p> {
+        Elicitation {
+            broker: self.broker,
+            guard: &self.services.guard,
+            events: self.events,
+            server: self.server,
+            cause: self.cause.clone(),
+            params,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_input_request_is_read_by_its_method_with_its_params_untouched() {
+        let schema =
+            json!({"type": "object", "properties": {"a": {"type": "string", "pattern": "^x"}}});
+        let form = json!({"method": "elicitation/create", "params": {"message": "m", "requestedSchema": schema}});
+        assert_eq!(
+            ServerAsk::from_input_request(&form),
+            Some(ServerAsk::Elicit(
+                json!({"message": "m", "requestedSchema": schema})
+            ))
+        );
+        assert_eq!(
+            ServerAsk::from_input_request(&json!({"method": "roots/list"})),
+            Some(ServerAsk::ListRoots)
+        );
+        assert_eq!(
+            ServerAsk::from_input_request(&json!({"method": "sampling/createMessage"})),
+            Some(ServerAsk::CreateMessage(Value::Null))
+        );
+        for other in [
+            json!({"method": "tools/call", "params": {}}),
+            json!({"method": 7}),
+            json!({"params": {}}),
+            json!("roots/list"),
+        ] {
+            assert_eq!(ServerAsk::from_input_request(&other), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn each_refusal_has_the_error_its_spec_page_names() {
+        assert_eq!(
+            NotServed::Undeclared(InputKind::Roots).jsonrpc_code(),
+            -32601
+        );
+        assert_eq!(
+            NotServed::Undeclared(InputKind::Sampling).jsonrpc_code(),
+            -32601
+        );
+        assert_eq!(
+            NotServed::Undeclared(InputKind::ElicitationUrl).jsonrpc_code(),
+            -32602
+        );
+        let invalid = NotServed::Invalid {
+            method: "elicitation/create",
+            reason: "it has no message".into(),
+        };
+        assert_eq!(invalid.jsonrpc_code(), -32602);
+        assert_eq!(invalid.to_string(), "elicitation/create: it has no message");
     }
 }

@@ -19,17 +19,17 @@ use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use rmcp::ClientHandler;
 use serde_json::Value;
 
-use crate::broker::{Broker, BrokerRefusal, InputKind};
+use crate::broker::Broker;
 use crate::elicitation;
-use crate::events::{EventSink, HostEvent, ListKind};
-use crate::sampling::{self, Sampling};
+use crate::events::{EventSink, HostEvent, ListKind, NoticeCode};
+use crate::raw_message;
+use crate::serve::{Asking, NotServed};
 
 use super::progress::{ProgressRouter, ProgressTap};
 
 mod flood;
 mod raw;
 pub use flood::{Flood, LogFlood};
-pub use raw::{elicitation_fits_spec, INVALID_REQUEST_NOTICE};
 
 pub struct WharfHandler {
     pub server: String,
@@ -99,11 +99,34 @@ fn wire_root(root: crate::workspace::Root) -> rmcp::model::Root {
     wire
 }
 
-pub fn refusal_error(refusal: BrokerRefusal) -> ErrorData {
-    ErrorData::new(ErrorCode(refusal.jsonrpc_code()), refusal.to_string(), None)
-}
-
 impl WharfHandler {
+    /// How a request of its own is served: outside any MRTR round, its cause the user calls in flight.
+    fn asking(&self) -> Asking<'_> {
+        Asking {
+            server: &self.server,
+            broker: &self.broker,
+            services: &self.services,
+            events: &self.events,
+            roots: &self.roots,
+            definition_hash: &self.definition_hash,
+            era: self.era,
+            in_round: false,
+            cause: self.progress.calls_in_flight(),
+        }
+    }
+
+    /// The error response of a request Wharf did not serve; params that do not fit are told to the user too.
+    fn not_served(&self, why: NotServed) -> ErrorData {
+        match why {
+            NotServed::Invalid { method, reason } => self.refuse(raw_message::Refusal {
+                method: method.into(),
+                code: raw_message::INVALID_PARAMS,
+                reason,
+            }),
+            other => ErrorData::new(ErrorCode(other.jsonrpc_code()), other.to_string(), None),
+        }
+    }
+
     /// What the transport calls for each progress notification, before rmcp dispatches anything.
     pub fn progress_tap(&self) -> ProgressTap {
         ProgressTap {
@@ -128,24 +151,12 @@ impl ClientHandler for WharfHandler {
         params: CreateMessageRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, ErrorData> {
-        if !self.broker.capabilities.sampling {
-            return Err(refusal_error(BrokerRefusal::Undeclared(
-                InputKind::Sampling,
-            )));
-        }
         let params = serde_json::to_value(&params).unwrap_or(Value::Null);
-        let reply = sampling::sample(Sampling {
-            broker: &self.broker,
-            service: self.services.sampling.as_ref(),
-            events: &self.events,
-            server: &self.server,
-            definition_hash: &self.definition_hash,
-            cause: self.progress.calls_in_flight(),
-            params: &params,
-            modern: self.era == crate::era::Era::Modern,
-        })
-        .await
-        .map_err(|e| ErrorData::new(ErrorCode(e.jsonrpc_code()), e.to_string(), None))?;
+        let reply = self
+            .asking()
+            .sample(&params)
+            .await
+            .map_err(|e| self.not_served(e))?;
         serde_json::from_value(reply).map_err(|e| {
             ErrorData::internal_error(format!("the provider's reply does not fit MCP: {e}"), None)
         })
@@ -155,10 +166,7 @@ impl ClientHandler for WharfHandler {
         &self,
         _context: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
-        if !self.broker.capabilities.roots {
-            return Err(refusal_error(BrokerRefusal::Undeclared(InputKind::Roots)));
-        }
-        let roots = self.roots.answer(&self.broker, &self.events, false);
+        let roots = self.asking().roots().map_err(|e| self.not_served(e))?;
         Ok(ListRootsResult::new(
             roots.into_iter().map(wire_root).collect(),
         ))
@@ -175,7 +183,7 @@ impl ClientHandler for WharfHandler {
     ) -> Result<ElicitResult, ErrorData> {
         self.events.emit(HostEvent::Notice {
             server: Some(self.server.clone()),
-            code: INVALID_REQUEST_NOTICE,
+            code: NoticeCode::InvalidRequest,
             message: format!(
                 "{} sent an elicitation where Wharf cannot read it as written; declined",
                 self.server

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use super::{CallOptions, Connection, ConnectionError, DEFAULT_MAX_MRTR_ROUNDS};
 use crate::broker::{InputAnswer, InputKind, InputRequest};
 use crate::config::PathArgumentPolicy;
-use crate::elicitation::{self, ElicitReply, Elicitation};
+use crate::elicitation::{self, ElicitReply};
 use crate::events::HostEvent;
 
 impl Connection {
@@ -305,15 +305,9 @@ impl Connection {
                 data: data.cloned(),
             })?;
         let cause = format!("{cause}: needed before it can run");
+        let asking = self.asking(&cause);
         for params in elicitations {
-            let e = Elicitation {
-                broker: &self.broker,
-                guard: &self.services.guard,
-                events: &self.events,
-                server: &self.server,
-                cause: Some(cause.clone()),
-                params,
-            };
+            let e = asking.elicitation(params);
             match elicitation::elicit(e.clone()).await {
                 Ok(ElicitReply::Accept(_)) => {
                     if !elicitation::wait_until_finished(e).await {

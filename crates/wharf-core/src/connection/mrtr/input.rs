@@ -5,12 +5,11 @@
 use rmcp::model::InputResponses;
 use serde_json::{Map, Value};
 
-use super::super::handler::{elicitation_fits_spec, INVALID_REQUEST_NOTICE};
 use super::super::{Connection, ConnectionError, MAX_REQUEST_STATE_BYTES};
-use crate::broker::{InputAnswer, InputKind, InputRequest};
-use crate::elicitation::{self, ElicitReply, Elicitation};
+use crate::broker::InputKind;
+use crate::elicitation::ElicitReply;
 use crate::events::{HostEvent, NoticeCode};
-use crate::sampling::{self, Sampling};
+use crate::serve::{Asking, NotServed, ServerAsk};
 
 /// The most input requests one round may carry: each is a question, a roots answer or a completion, and the
 /// spec's servers ask one or two at a time.
@@ -79,81 +78,67 @@ impl Connection {
         Ok((Some(responses), state))
     }
 
+    /// One input request, through the same serving as a request of its own; what was not served is answered as
+    /// MRTR allows: a form that does not fit the spec or an undeclared elicitation is declined or cancelled on its
+    /// own, with a notice, since a round has no error slot per input; anything else ends the call, as the spec
+    /// says not to retry.
     async fn answer_input(
         &self,
         key: &str,
         request: &Value,
         cause: &str,
     ) -> Result<Value, ConnectionError> {
-        let method = request.get("method").and_then(Value::as_str);
-        let params = request.get("params").cloned().unwrap_or(Value::Null);
-        match method {
-            Some("roots/list") if self.broker.capabilities.roots => {
-                // Roots are not a question to the user: the workspace and the server's preference answer them.
-                let roots = self.roots.answer(&self.broker, &self.events, true);
-                Ok(serde_json::json!({ "roots": roots }))
-            }
-            Some("roots/list") => self.ask_other(InputKind::Roots, params, cause).await,
-            Some("sampling/createMessage") if self.broker.capabilities.sampling => {
-                let served = sampling::sample(Sampling {
-                    broker: &self.broker,
-                    service: self.services.sampling.as_ref(),
-                    events: &self.events,
-                    server: &self.server,
-                    definition_hash: &self.definition_hash,
-                    cause: Some(cause.to_string()),
-                    params: &params,
-                    modern: self.identity.era == crate::era::Era::Modern,
-                })
-                .await;
-                // Refused or failed: the spec says not to retry, so the call ends here with the reason.
-                served.map_err(|e| ConnectionError::Refused(format!("sampling for {cause}: {e}")))
-            }
-            Some("sampling/createMessage") => {
-                self.ask_other(InputKind::Sampling, params, cause).await
-            }
-            Some("elicitation/create") => Ok(self.elicit(key, &params, cause).await.to_json()),
-            _ => Err(malformed(format_args!(
+        let Some(ask) = ServerAsk::from_input_request(request) else {
+            return Err(malformed(format_args!(
                 "its input request {key:?} is not for elicitation, sampling or roots"
+            )));
+        };
+        match self.asking(cause).serve(ask).await {
+            Ok(answer) => Ok(answer),
+            Err(NotServed::Invalid { reason, .. }) => {
+                self.notice(
+                    NoticeCode::InvalidRequest,
+                    format!(
+                        "{} asked for input ({key:?}) that Wharf cannot use: {reason}; declined",
+                        self.server
+                    ),
+                );
+                Ok(ElicitReply::Decline.to_json())
+            }
+            Err(NotServed::Undeclared(
+                kind @ (InputKind::ElicitationForm | InputKind::ElicitationUrl),
+            )) => {
+                // As a legacy request gets its error and the server decides: the user was not asked.
+                self.notice(
+                    NoticeCode::UndeclaredCapability,
+                    format!(
+                        "the server asked for input it should not ({}); answered cancel",
+                        NotServed::Undeclared(kind)
+                    ),
+                );
+                Ok(ElicitReply::Cancel.to_json())
+            }
+            Err(NotServed::Sampling(e)) => Err(ConnectionError::Refused(format!(
+                "sampling for {cause}: {e}"
+            ))),
+            Err(other) => Err(ConnectionError::Protocol(format!(
+                "the server asked for input Wharf does not offer: {other}"
             ))),
         }
     }
 
-    async fn elicit(&self, key: &str, params: &Value, cause: &str) -> ElicitReply {
-        // MRTR has no error slot per input: a request that does not fit the spec is declined, and the user told.
-        if let Err(why) = elicitation_fits_spec(params) {
-            self.notice(
-                INVALID_REQUEST_NOTICE,
-                format!(
-                    "{} asked for input ({key:?}) in a form that does not fit the spec's elicitation request \
-                     ({why}); declined",
-                    self.server
-                ),
-            );
-            return ElicitReply::Decline;
-        }
-        let served = elicitation::elicit(Elicitation {
-            broker: &self.broker,
-            guard: &self.services.guard,
-            events: &self.events,
+    /// How an input request of this call is served.
+    pub(super) fn asking<'a>(&'a self, cause: &str) -> Asking<'a> {
+        Asking {
             server: &self.server,
+            broker: &self.broker,
+            services: &self.services,
+            events: &self.events,
+            roots: &self.roots,
+            definition_hash: &self.definition_hash,
+            era: self.identity.era,
+            in_round: true,
             cause: Some(cause.to_string()),
-            params,
-        })
-        .await;
-        match served {
-            Ok(reply) => reply,
-            // An elicitation Wharf never declared is answered "cancel" (the user was not asked), as a legacy
-            // request gets its error and the server decides.
-            Err(refusal) => {
-                self.notice(
-                    NoticeCode::UndeclaredCapability,
-                    format!(
-                        "the server asked for input it should not ({refusal}); answered cancel"
-                    ),
-                );
-                ElicitReply::Cancel
-            }
         }
     }
 
@@ -163,32 +148,5 @@ impl Connection {
             code,
             message,
         });
-    }
-
-    /// A non-elicitation input request (sampling; roots when not declared): through the broker, refused ones end the
-    /// call, as the spec says not to retry.
-    async fn ask_other(
-        &self,
-        kind: InputKind,
-        params: Value,
-        cause: &str,
-    ) -> Result<Value, ConnectionError> {
-        let asked = InputRequest {
-            server: self.server.clone(),
-            kind,
-            cause: Some(cause.to_string()),
-            params,
-            view: None,
-        };
-        match self.broker.ask(asked).await {
-            Ok(InputAnswer::Accept { content }) => Ok(content.unwrap_or(Value::Null)),
-            Ok(_) => Err(ConnectionError::Protocol(format!(
-                "the user refused the server's {} request",
-                kind.as_str()
-            ))),
-            Err(refusal) => Err(ConnectionError::Protocol(format!(
-                "the server asked for input Wharf does not offer: {refusal}"
-            ))),
-        }
     }
 }
