@@ -19,7 +19,7 @@ use crate::broker::{
 };
 use crate::events::{EventSink, HostEvent, NoticeCode, ServerErrorCode};
 use form::FormSpec;
-use guard::Admission;
+use guard::{Answered, Screened, Turn};
 use url_check::UrlReview;
 
 /// A URL elicitation first asks for consent (accept opens the page); one a call depends on (`-32042`) then waits
@@ -129,39 +129,50 @@ fn notice(e: &Elicitation<'_>, code: NoticeCode, message: String) {
     });
 }
 
-/// The checks every question passes before a dialog: declined before in this session, or a paused server.
-async fn screen(e: &Elicitation<'_>, key: &str) -> Option<ElicitReply> {
-    let guard = &e.guard;
-    if guard.declined_before(e.server, key) {
-        notice(
-            e,
-            NoticeCode::DeclinedBefore,
-            format!(
-                "{} asked again for what you declined in this session: declined without asking",
-                e.server
-            ),
-        );
-        return Some(ElicitReply::Decline);
-    }
-    if let Admission::Paused { just_now } = guard.admit(e.server) {
-        if just_now {
+/// The guard's word on a question before a dialog: the server's turn to ask, or the reply given without asking
+/// (declined before in this session, or a paused server), told in a notice.
+async fn screen(e: &Elicitation<'_>, key: &str) -> Result<Turn, ElicitReply> {
+    match e.guard.screen(e.server, key).await {
+        Screened::Ask(turn) => Ok(turn),
+        Screened::DeclinedBefore => {
             notice(
                 e,
-                NoticeCode::ElicitationPaused,
+                NoticeCode::DeclinedBefore,
                 format!(
-                    "{} asked more than {} questions in a minute: its questions are paused until you allow it",
-                    e.server,
-                    guard::DEFAULT_RATE_LIMIT
+                    "{} asked again for what you declined in this session: declined without asking",
+                    e.server
                 ),
             );
+            Err(ElicitReply::Decline)
         }
-        return Some(ElicitReply::Cancel);
+        Screened::Paused { just_now } => {
+            if just_now {
+                notice(
+                    e,
+                    NoticeCode::ElicitationPaused,
+                    format!(
+                        "{} asked more than {} questions in a minute: its questions are paused until you allow it",
+                        e.server,
+                        guard::DEFAULT_RATE_LIMIT
+                    ),
+                );
+            }
+            Err(ElicitReply::Cancel)
+        }
     }
-    None
 }
 
+/// The answer as the guard keeps it.
+fn answered<'a>(answer: &InputAnswer, elicitation_id: Option<&'a str>) -> Answered<'a> {
+    match answer {
+        InputAnswer::Accept { .. } => Answered::Accepted { elicitation_id },
+        InputAnswer::Decline => Answered::Declined,
+        InputAnswer::Cancel => Answered::Cancelled,
+    }
+}
+
+/// The question on screen, during the turn the caller holds.
 async fn ask(e: &Elicitation<'_>, kind: InputKind, view: InputView) -> InputAnswer {
-    let _turn = e.guard.turn(e.server).await;
     e.broker
         .ask(InputRequest {
             server: e.server.to_string(),
@@ -209,16 +220,22 @@ async fn form(e: &Elicitation<'_>) -> ElicitReply {
     };
     let warnings = form::credential_warnings(&spec);
     let key = question_key(InputKind::ElicitationForm, &message, &schema);
-    if let Some(reply) = screen(e, &key).await {
-        report(spec.fields, warnings, &reply);
-        return reply;
-    }
+    let turn = match screen(e, &key).await {
+        Ok(turn) => turn,
+        Err(reply) => {
+            report(spec.fields, warnings, &reply);
+            return reply;
+        }
+    };
     let view = InputView::Form {
         message: message.clone(),
         form: spec.clone(),
         warnings: warnings.clone(),
     };
-    let reply = match ask(e, InputKind::ElicitationForm, view).await {
+    let answer = ask(e, InputKind::ElicitationForm, view).await;
+    e.guard
+        .record(e.server, &key, &answered(&answer, None), turn);
+    let reply = match answer {
         InputAnswer::Accept { content } => match checked_content(&schema, &spec, content) {
             Ok(content) => ElicitReply::Accept(Some(content)),
             Err(problems) => {
@@ -233,10 +250,7 @@ async fn form(e: &Elicitation<'_>) -> ElicitReply {
                 ElicitReply::Cancel
             }
         },
-        InputAnswer::Decline => {
-            e.guard.remember_decline(e.server, &key);
-            ElicitReply::Decline
-        }
+        InputAnswer::Decline => ElicitReply::Decline,
         InputAnswer::Cancel => ElicitReply::Cancel,
     };
     report(spec.fields, warnings, &reply);
@@ -317,10 +331,13 @@ async fn url(e: &Elicitation<'_>) -> ElicitReply {
         &message,
         &Value::String(raw.into()),
     );
-    if let Some(reply) = screen(e, &key).await {
-        report(&reply, false);
-        return reply;
-    }
+    let turn = match screen(e, &key).await {
+        Ok(turn) => turn,
+        Err(reply) => {
+            report(&reply, false);
+            return reply;
+        }
+    };
     let view = InputView::Url {
         message: message.clone(),
         review: Box::new(review.clone()),
@@ -328,28 +345,21 @@ async fn url(e: &Elicitation<'_>) -> ElicitReply {
         phase: UrlPhase::Consent,
     };
     let answer = ask(e, InputKind::ElicitationUrl, view).await;
+    let id = elicitation_id.as_deref();
+    e.guard.record(e.server, &key, &answered(&answer, id), turn);
     let (reply, opened) = match answer {
-        InputAnswer::Accept { .. } => {
-            if let Some(id) = &elicitation_id {
-                // Expected before the page opens: a fast server may complete it at once.
-                e.guard.expect_completion(e.server, id);
+        InputAnswer::Accept { .. } => match open(&review).await {
+            Ok(()) => (ElicitReply::Accept(None), true),
+            Err(why) => {
+                notice(
+                    e,
+                    NoticeCode::BrowserFailed,
+                    format!("could not open the system browser: {why}; answered cancel"),
+                );
+                (ElicitReply::Cancel, false)
             }
-            match open(&review).await {
-                Ok(()) => (ElicitReply::Accept(None), true),
-                Err(why) => {
-                    notice(
-                        e,
-                        NoticeCode::BrowserFailed,
-                        format!("could not open the system browser: {why}; answered cancel"),
-                    );
-                    (ElicitReply::Cancel, false)
-                }
-            }
-        }
-        InputAnswer::Decline => {
-            e.guard.remember_decline(e.server, &key);
-            (ElicitReply::Decline, false)
-        }
+        },
+        InputAnswer::Decline => (ElicitReply::Decline, false),
         InputAnswer::Cancel => (ElicitReply::Cancel, false),
     };
     report(&reply, opened);
@@ -387,9 +397,13 @@ pub async fn wait_until_finished(e: Elicitation<'_>) -> bool {
         elicitation_id: Some(id.to_string()),
         phase: UrlPhase::Finish,
     };
+    let finished = async {
+        let _turn = guard.turn(e.server).await;
+        ask(&e, InputKind::ElicitationUrl, view).await
+    };
     tokio::select! {
         _ = completed.notified() => true,
-        answer = ask(&e, InputKind::ElicitationUrl, view) => matches!(answer, InputAnswer::Accept { .. }),
+        answer = finished => matches!(answer, InputAnswer::Accept { .. }),
     }
 }
 

@@ -24,6 +24,32 @@ pub enum Admission {
     },
 }
 
+/// What the guard says about one question before any dialog.
+#[derive(Debug)]
+pub enum Screened {
+    /// It goes to the user; the turn is held until the answer is recorded.
+    Ask(Turn),
+    /// The user declined this very question earlier in the session.
+    DeclinedBefore,
+    /// The server is paused; `just_now` is true for the question that crossed the limit (say so once).
+    Paused { just_now: bool },
+}
+
+/// How the user answered, as far as the guard keeps it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answered<'a> {
+    /// Accepted; a URL elicitation's id, whose completion the server may send.
+    Accepted {
+        elicitation_id: Option<&'a str>,
+    },
+    Declined,
+    Cancelled,
+}
+
+/// One server's question on screen: the next one from that server waits until this is recorded or dropped.
+#[derive(Debug)]
+pub struct Turn(#[allow(dead_code)] tokio::sync::OwnedMutexGuard<()>);
+
 /// Records a request at `now` in `times` (oldest first) and says how many fall within the last `window`.
 pub(crate) fn record(times: &mut VecDeque<Instant>, now: Instant, window: Duration) -> usize {
     while times
@@ -83,8 +109,38 @@ impl ElicitationGuard {
         }
     }
 
+    /// Before a dialog: a question declined before is not asked again, a question counts toward the server's pause,
+    /// and one that may go to the user waits for the server's turn.
+    pub async fn screen(&self, server: &str, question: &str) -> Screened {
+        if self.declined_before(server, question) {
+            return Screened::DeclinedBefore;
+        }
+        if let Admission::Paused { just_now } = self.admit(server) {
+            return Screened::Paused { just_now };
+        }
+        Screened::Ask(Turn(self.turn(server).await))
+    }
+
+    /// After the dialog: a decline is remembered for the session, and an accepted URL's completion is expected from
+    /// now on (before its page opens: a fast server may complete it at once). Ends the turn.
+    pub fn record(&self, server: &str, question: &str, answer: &Answered<'_>, turn: Turn) {
+        match answer {
+            Answered::Declined => self.remember_decline(server, question),
+            Answered::Accepted {
+                elicitation_id: Some(id),
+            } => {
+                self.expect_completion(server, id);
+            }
+            Answered::Accepted {
+                elicitation_id: None,
+            }
+            | Answered::Cancelled => {}
+        }
+        drop(turn);
+    }
+
     /// Counts a request from `server` and says whether it may reach the user.
-    pub fn admit(&self, server: &str) -> Admission {
+    fn admit(&self, server: &str) -> Admission {
         self.admit_at(server, Instant::now())
     }
 
@@ -136,14 +192,14 @@ impl ElicitationGuard {
         turn.lock_owned().await
     }
 
-    pub fn declined_before(&self, server: &str, question: &str) -> bool {
+    fn declined_before(&self, server: &str, question: &str) -> bool {
         self.declined
             .lock()
             .map(|d| d.contains(&(server.to_string(), question.to_string())))
             .unwrap_or(false)
     }
 
-    pub fn remember_decline(&self, server: &str, question: &str) {
+    fn remember_decline(&self, server: &str, question: &str) {
         if let Ok(mut d) = self.declined.lock() {
             d.insert((server.to_string(), question.to_string()));
         }
@@ -277,5 +333,46 @@ mod tests {
             .unwrap()
             .unwrap();
         drop(other_server);
+    }
+
+    #[tokio::test]
+    async fn a_screened_question_holds_its_turn_until_its_answer_is_recorded() {
+        let guard = Arc::new(ElicitationGuard::default());
+        let Screened::Ask(turn) = guard.screen("s", "q").await else {
+            panic!("a first question goes to the user");
+        };
+        // Another question of the same server waits for the turn; one of another server does not.
+        let g = guard.clone();
+        let waiting = tokio::spawn(async move { g.screen("s", "other").await });
+        let elsewhere = guard.screen("t", "q").await;
+        assert!(matches!(elsewhere, Screened::Ask(_)));
+        guard.record("s", "q", &Answered::Declined, turn);
+        let next = tokio::time::timeout(Duration::from_secs(5), waiting)
+            .await
+            .unwrap()
+            .unwrap();
+        let Screened::Ask(turn) = next else {
+            panic!("the waiting question goes to the user once the turn is free");
+        };
+        // The decline is kept: the same question is answered without asking, a new one is not.
+        assert!(matches!(
+            guard.screen("s", "q").await,
+            Screened::DeclinedBefore
+        ));
+        // An accepted URL expects its completion from the server.
+        guard.record(
+            "s",
+            "other",
+            &Answered::Accepted {
+                elicitation_id: Some("e1"),
+            },
+            turn,
+        );
+        assert!(guard.complete("s", "e1"));
+        let Screened::Ask(turn) = guard.screen("s", "third").await else {
+            panic!("the turn was given back by the record");
+        };
+        guard.record("s", "third", &Answered::Cancelled, turn);
+        assert!(matches!(guard.screen("s", "third").await, Screened::Ask(_)));
     }
 }
