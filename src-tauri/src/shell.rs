@@ -11,10 +11,10 @@ use wharf_core::events::NoticeCode;
 use wharf_core::facade::startup::{self, Startup, StartupReport};
 use wharf_core::facade::{Calls, HostBuilder};
 use wharf_core::redact::Redactor;
-use wharf_core::roots::SharedWorkspace;
 use wharf_core::sampling::prefs::SamplingPrefs;
 use wharf_core::sampling::provider::ProviderConfig;
 use wharf_core::sampling::SamplingService;
+use wharf_core::workspace::SharedWorkspace;
 use wharf_core::workspace::Workspace;
 use wharf_core::{Config, ConfigError, EventSink, Host, HostEvent};
 

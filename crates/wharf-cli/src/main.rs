@@ -20,9 +20,9 @@ use clap::{Parser, Subcommand};
 use serde_json::Value;
 use wharf_core::broker::{Broker, DeclaredCapabilities, ScriptedAgent, UserAgent};
 use wharf_core::facade::{sampling_service, HostBuilder};
-use wharf_core::roots::SharedWorkspace;
 use wharf_core::sampling::prefs::SamplingPrefs;
 use wharf_core::sampling::SamplingService;
+use wharf_core::workspace::SharedWorkspace;
 use wharf_core::workspace::Workspace;
 use wharf_core::{CallOptions, Config, Host};
 

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use notify::{RecursiveMode, Watcher};
 use tokio::sync::mpsc;
 use wharf_core::broker::{Broker, DeclaredCapabilities, DeclineAll};
-use wharf_core::roots::SharedWorkspace;
+use wharf_core::workspace::SharedWorkspace;
 use wharf_core::workspace::Workspace;
 use wharf_core::{Config, EventSink, Host, HostEvent, HostOptions};
 

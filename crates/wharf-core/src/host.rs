@@ -15,7 +15,7 @@ use crate::config::{Config, ServerDef};
 use crate::connection::{ConnectContext, Connection, ConnectionError};
 use crate::era::EraCache;
 use crate::events::{EventSink, HostEvent, NoticeCode, ServerErrorCode, ServerStatus};
-use crate::roots::SharedWorkspace;
+use crate::workspace::SharedWorkspace;
 
 #[derive(Clone)]
 pub struct HostOptions {

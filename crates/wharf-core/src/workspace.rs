@@ -14,8 +14,11 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 pub mod paths;
+mod shared;
 pub mod vars;
 pub mod watch;
+
+pub use shared::SharedWorkspace;
 
 /// One MCP root, as `roots/list` returns it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]

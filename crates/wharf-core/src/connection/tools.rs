@@ -1,11 +1,15 @@
-//! The tool list a connection keeps, and the path parameters found in it: the path-argument check of every user call
-//! needs them, and neither a `tools/list` nor the schema walk should be paid per call.
+//! The tool list a connection keeps, the path parameters found in it, and the path-argument check of every user call
+//! that needs them: neither a `tools/list` nor the schema walk should be paid per call.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use rmcp::model::JsonObject;
+
 use super::{Connection, ConnectionError, ToolInfo};
-use crate::config::{ServerDef, TransportDef};
+use crate::broker::{InputAnswer, InputKind, InputRequest};
+use crate::config::{PathArgumentPolicy, ServerDef, TransportDef};
+use crate::events::HostEvent;
 use crate::workspace::paths::SchemaPaths;
 
 /// The tool list as last read, with the `tools_version` it was read at and the path parameters found in it so far.
@@ -69,5 +73,91 @@ impl Connection {
             }
         }
         params
+    }
+}
+
+impl Connection {
+    /// Every path argument the user sends must lie inside an open workspace folder (symlinks and `..` resolved), or
+    /// the user says yes when the server's preference is "ask". The tool's schema says which arguments are paths. It
+    /// comes from the tool list as last read, kept until the server says its tools changed; a tool missing from that
+    /// list has the list read again, so a tool added silently is still checked, and a tool still missing is refused:
+    /// without its schema nothing can be checked.
+    pub(super) async fn check_path_arguments(
+        &self,
+        tool: &str,
+        args: Option<&JsonObject>,
+    ) -> Result<(), ConnectionError> {
+        let Some(args) = args.filter(|a| !a.is_empty()) else {
+            return Ok(());
+        };
+        let mut tools = self.current_tools().await?;
+        if !tools.iter().any(|t| t.name == tool) {
+            tools = Arc::new(self.list_tools().await?);
+        }
+        let Some(info) = tools.iter().find(|t| t.name == tool) else {
+            return Err(ConnectionError::Refused(format!(
+                "{} lists no tool named {tool:?} (its tool list was read again), so its arguments cannot be \
+                 checked and the call was not sent",
+                self.server
+            )));
+        };
+        let params = self.path_params(&tools, info);
+        if params.is_empty() {
+            return Ok(());
+        }
+        let scope = crate::workspace::paths::PathScope {
+            folders: self.roots.workspace.root_paths(),
+            server_cwd: self.server_cwd.clone(),
+        };
+        let violations = crate::workspace::paths::check_schema_paths(&params, args, &scope);
+        let folders = scope.folders;
+        if violations.is_empty() {
+            return Ok(());
+        }
+        let reasons = violations
+            .iter()
+            .map(|v| v.reason.clone())
+            .collect::<Vec<_>>()
+            .join("; ");
+        if self.path_arguments != PathArgumentPolicy::Ask {
+            return Err(ConnectionError::PathsRefused {
+                paths: violations,
+                declined: false,
+            });
+        }
+        let question = InputRequest {
+            server: self.server.clone(),
+            kind: InputKind::PathOutside,
+            cause: Some(format!("calling tool {tool}")),
+            view: None,
+            params: serde_json::json!({
+                "message": format!(
+                    "{} would receive {} outside your workspace folders: {reasons}. Send anyway?",
+                    self.server,
+                    if violations.len() == 1 { "a path" } else { "paths" },
+                ),
+                "tool": tool,
+                "paths": violations,
+                "folders": folders,
+            }),
+        };
+        let answer = self
+            .broker
+            .ask(question)
+            .await
+            .unwrap_or(InputAnswer::Decline);
+        self.events.emit(HostEvent::PathOutside {
+            server: self.server.clone(),
+            tool: tool.to_string(),
+            paths: violations.clone(),
+            answer: answer.action(),
+        });
+        match answer {
+            InputAnswer::Accept { .. } => Ok(()),
+            InputAnswer::Decline | InputAnswer::Cancel => Err(ConnectionError::PathsRefused {
+                paths: violations,
+                declined: true,
+            }),
+        }
     }
 }

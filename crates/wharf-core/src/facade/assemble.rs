@@ -10,10 +10,10 @@ use std::sync::Arc;
 
 use crate::auth::{AuthOptions, BrokerConsent, TokenStore};
 use crate::broker::{Broker, DeclaredCapabilities, UserAgent};
-use crate::roots::SharedWorkspace;
 use crate::sampling::prefs::SamplingPrefs;
 use crate::sampling::SamplingService;
 use crate::serve::Services;
+use crate::workspace::SharedWorkspace;
 use crate::{Config, EraCache, EventSink, Host, HostOptions};
 
 pub struct HostBuilder {

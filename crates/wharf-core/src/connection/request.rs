@@ -1,6 +1,8 @@
-//! Calls that may take several rounds (MRTR, 2026-07-28): `InputRequiredResult` -> the broker -> a retry with a new
-//! id, the same params, `inputResponses` under the server's keys and `requestState` echoed byte for byte.
-//! The state of one call never leaks into another: each call owns its params.
+//! The request path of a user's call (a tool, a prompt, a resource read): the path check, then rounds until the
+//! result. A 2026-07-28 server may answer a round with an `InputRequiredResult` (MRTR): the broker is asked, and the
+//! request goes again with a new id, the same params, `inputResponses` under the server's keys and `requestState`
+//! echoed byte for byte. The state of one call never leaks into another: each call owns its params. Progress,
+//! cancellation and timeouts are handled here too, as is a `-32042` that needs the user in the browser first.
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
@@ -9,13 +11,10 @@ use rmcp::model::{
 };
 use rmcp::service::PeerRequestOptions;
 use serde_json::Value;
-use std::sync::Arc;
 
 use super::{CallOptions, Connection, ConnectionError, DEFAULT_MAX_MRTR_ROUNDS};
-use crate::broker::{InputAnswer, InputKind, InputRequest};
 use crate::config::PathArgumentPolicy;
 use crate::elicitation::{self, ElicitReply};
-use crate::events::HostEvent;
 
 impl Connection {
     /// Calls a tool and returns the final `CallToolResult` as JSON. MRTR rounds, progress and cancellation are
@@ -60,90 +59,6 @@ impl Connection {
                 .or_insert_with(|| Value::Array(Vec::new()));
         }
         Ok(result)
-    }
-
-    /// Every path argument the user sends must lie inside an open workspace folder (symlinks and `..` resolved), or
-    /// the user says yes when the server's preference is "ask". The tool's schema says which arguments are paths. It
-    /// comes from the tool list as last read, kept until the server says its tools changed; a tool missing from that
-    /// list has the list read again, so a tool added silently is still checked, and a tool still missing is refused:
-    /// without its schema nothing can be checked.
-    async fn check_path_arguments(
-        &self,
-        tool: &str,
-        args: Option<&JsonObject>,
-    ) -> Result<(), ConnectionError> {
-        let Some(args) = args.filter(|a| !a.is_empty()) else {
-            return Ok(());
-        };
-        let mut tools = self.current_tools().await?;
-        if !tools.iter().any(|t| t.name == tool) {
-            tools = Arc::new(self.list_tools().await?);
-        }
-        let Some(info) = tools.iter().find(|t| t.name == tool) else {
-            return Err(ConnectionError::Refused(format!(
-                "{} lists no tool named {tool:?} (its tool list was read again), so its arguments cannot be \
-                 checked and the call was not sent",
-                self.server
-            )));
-        };
-        let params = self.path_params(&tools, info);
-        if params.is_empty() {
-            return Ok(());
-        }
-        let scope = crate::workspace::paths::PathScope {
-            folders: self.roots.workspace.root_paths(),
-            server_cwd: self.server_cwd.clone(),
-        };
-        let violations = crate::workspace::paths::check_schema_paths(&params, args, &scope);
-        let folders = scope.folders;
-        if violations.is_empty() {
-            return Ok(());
-        }
-        let reasons = violations
-            .iter()
-            .map(|v| v.reason.clone())
-            .collect::<Vec<_>>()
-            .join("; ");
-        if self.path_arguments != PathArgumentPolicy::Ask {
-            return Err(ConnectionError::PathsRefused {
-                paths: violations,
-                declined: false,
-            });
-        }
-        let question = InputRequest {
-            server: self.server.clone(),
-            kind: InputKind::PathOutside,
-            cause: Some(format!("calling tool {tool}")),
-            view: None,
-            params: serde_json::json!({
-                "message": format!(
-                    "{} would receive {} outside your workspace folders: {reasons}. Send anyway?",
-                    self.server,
-                    if violations.len() == 1 { "a path" } else { "paths" },
-                ),
-                "tool": tool,
-                "paths": violations,
-                "folders": folders,
-            }),
-        };
-        let answer = self
-            .broker
-            .ask(question)
-            .await
-            .unwrap_or(InputAnswer::Decline);
-        self.events.emit(HostEvent::PathOutside {
-            server: self.server.clone(),
-            tool: tool.to_string(),
-            paths: violations.clone(),
-            answer: answer.action(),
-        });
-        match answer {
-            InputAnswer::Accept { .. } => Ok(()),
-            InputAnswer::Decline | InputAnswer::Cancel => Err(ConnectionError::PathsRefused {
-                paths: violations,
-                declined: true,
-            }),
-        }
     }
 
     /// `prompts/get`, with MRTR rounds served through the broker. Returns the `GetPromptResult` as JSON.
