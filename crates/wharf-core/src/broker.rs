@@ -11,6 +11,8 @@ use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use crate::events::AnswerAction;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 #[ts(export)]
@@ -73,10 +75,10 @@ pub enum InputView {
         #[serde(skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         elicitation_id: Option<String>,
-        phase: crate::elicitation::UrlPhase,
+        phase: crate::elicitation::url_check::UrlPhase,
     },
     /// A sampling request to review: the prompt first, then the provider's reply.
-    Sampling(Box<crate::sampling::SamplingView>),
+    Sampling(Box<crate::sampling::view::SamplingView>),
 }
 
 /// The user's answer. `Accept` carries what goes back (form content, a sampling reply...).
@@ -91,32 +93,6 @@ pub enum InputAnswer {
     },
     Decline,
     Cancel,
-}
-
-/// Which way a question went, as events and replies name it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
-#[serde(rename_all = "lowercase")]
-#[ts(export)]
-pub enum AnswerAction {
-    Accept,
-    Decline,
-    Cancel,
-}
-
-impl AnswerAction {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            AnswerAction::Accept => "accept",
-            AnswerAction::Decline => "decline",
-            AnswerAction::Cancel => "cancel",
-        }
-    }
-}
-
-impl std::fmt::Display for AnswerAction {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
 }
 
 impl InputAnswer {

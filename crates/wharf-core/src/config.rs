@@ -11,6 +11,10 @@ use std::time::Duration;
 pub mod edit;
 pub mod inputs;
 pub mod jsonc;
+pub mod oauth;
+
+pub use crate::user_dirs::{cache_dir, config_dir, config_home};
+mod redaction;
 
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
@@ -76,7 +80,7 @@ pub struct ServerDef {
     pub elicitation: bool,
     /// `"oauth": {"clientId", "clientSecret"}`: the client registered beforehand with the server's authorization
     /// server, used at sign-in instead of any registration.
-    pub oauth: Option<crate::auth::PreRegistered>,
+    pub oauth: Option<oauth::PreRegistered>,
     /// The `${input:ID}` ids the definition could not be given a value for (none stored yet, or no keyring): why
     /// `transport` is an error, and what the user can provide to fix it.
     pub missing_inputs: Vec<String>,
@@ -182,31 +186,6 @@ pub struct Config {
 /// Where Wharf looks for its configuration when `--config` is not given.
 pub fn default_config_path() -> PathBuf {
     config_dir().join("mcp.json")
-}
-
-/// `$XDG_CONFIG_HOME/wharf`, else `~/.config/wharf`.
-pub fn config_dir() -> PathBuf {
-    config_home().join("wharf")
-}
-
-/// `$XDG_CONFIG_HOME`, else `~/.config`: where other hosts (Claude Desktop, VS Code) keep their settings too.
-pub fn config_home() -> PathBuf {
-    xdg_dir("XDG_CONFIG_HOME", ".config")
-}
-
-/// `$XDG_CACHE_HOME/wharf`, else `~/.cache/wharf`.
-pub fn cache_dir() -> PathBuf {
-    xdg_dir("XDG_CACHE_HOME", ".cache").join("wharf")
-}
-
-fn xdg_dir(var: &str, fallback: &str) -> PathBuf {
-    match std::env::var_os(var) {
-        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => std::env::var_os("HOME")
-            .map(PathBuf::from)
-            .unwrap_or_else(std::env::temp_dir)
-            .join(fallback),
-    }
 }
 
 const TOP_LEVEL_KEYS: &[&str] = &["servers", "mcpServers", "inputs", "sampling", "$schema"];
@@ -342,7 +321,7 @@ impl Config {
                     format!("\"pathArguments\" must be refuse, ask or allow, not {value}")
                 }),
             };
-            let oauth = crate::auth::parse_client(def, &|v, field| vars.expand(v, field));
+            let oauth = oauth::parse_client(def, &|v, field| vars.expand(v, field));
             // A preference that cannot be read must not quietly fall back to one: the server shows why it failed.
             let transport = match (&pinned_era, &path_arguments, &oauth) {
                 (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => Err(e.clone()),

@@ -10,7 +10,8 @@ pub mod guard;
 pub mod spec;
 pub mod url_check;
 
-use serde::Serialize;
+pub use url_check::UrlPhase;
+
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -21,16 +22,6 @@ use crate::events::{EventSink, HostEvent, NoticeCode, ServerErrorCode};
 use form::FormSpec;
 use guard::{Answered, Screened, Turn};
 use url_check::UrlReview;
-
-/// A URL elicitation first asks for consent (accept opens the page); one a call depends on (`-32042`) then waits
-/// until the user says they have finished in the browser, or the server says it is complete.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
-#[serde(rename_all = "snake_case")]
-#[ts(export)]
-pub enum UrlPhase {
-    Consent,
-    Finish,
-}
 
 /// What goes back to the server.
 #[derive(Debug, Clone, PartialEq)]

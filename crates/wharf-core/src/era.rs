@@ -54,7 +54,7 @@ impl EraCache {
 
     /// The default location: `$XDG_CACHE_HOME/wharf/eras.json`.
     pub fn default_location() -> Self {
-        EraCache::at(crate::config::cache_dir().join("eras.json"))
+        EraCache::at(crate::user_dirs::cache_dir().join("eras.json"))
     }
 
     /// A cache that remembers nothing across processes (tests, or when the disk is not writable).

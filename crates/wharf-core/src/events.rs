@@ -135,6 +135,32 @@ impl std::fmt::Display for ServerErrorCode {
     }
 }
 
+/// Which way a question went, as events and replies name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "lowercase")]
+#[ts(export)]
+pub enum AnswerAction {
+    Accept,
+    Decline,
+    Cancel,
+}
+
+impl AnswerAction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AnswerAction::Accept => "accept",
+            AnswerAction::Decline => "decline",
+            AnswerAction::Cancel => "cancel",
+        }
+    }
+}
+
+impl std::fmt::Display for AnswerAction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Which of a server's lists changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "lowercase")]
@@ -197,14 +223,14 @@ pub enum HostEvent {
     Roots {
         server: String,
         roots: Vec<crate::workspace::Root>,
-        answer: crate::broker::AnswerAction,
+        answer: AnswerAction,
     },
     /// The user was asked whether to send a server paths that lie outside the open workspace folders, and answered.
     PathOutside {
         server: String,
         tool: String,
         paths: Vec<crate::workspace::paths::PathViolation>,
-        answer: crate::broker::AnswerAction,
+        answer: AnswerAction,
     },
     /// A form elicitation, as the user was shown it, and the answer sent.
     ElicitationForm {
@@ -212,7 +238,7 @@ pub enum HostEvent {
         message: String,
         fields: Vec<crate::elicitation::form::FormField>,
         warnings: Vec<String>,
-        answer: crate::broker::AnswerAction,
+        answer: AnswerAction,
     },
     /// A URL elicitation: the URL as sent, its real host (ASCII) and Unicode form, the warnings, the answer sent, and
     /// whether the system browser was opened.
@@ -227,7 +253,7 @@ pub enum HostEvent {
         #[ts(optional)]
         display_host: Option<String>,
         warnings: Vec<crate::elicitation::url_check::UrlWarning>,
-        answer: crate::broker::AnswerAction,
+        answer: AnswerAction,
         opened: bool,
     },
     /// A sampling request, as the user was shown it (images and audio by size), the policy that decided it and the
@@ -241,7 +267,7 @@ pub enum HostEvent {
         max_tokens: u32,
         model: String,
         policy: crate::sampling::prefs::Policy,
-        answer: crate::broker::AnswerAction,
+        answer: AnswerAction,
     },
     /// The workspace's roots changed (a folder opened, closed, renamed, deleted or re-created).
     RootsChanged {

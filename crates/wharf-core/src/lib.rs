@@ -22,6 +22,7 @@ pub mod sampling;
 pub mod secrets;
 pub mod serve;
 pub mod uri_template;
+pub mod user_dirs;
 pub mod view;
 pub mod workspace;
 

@@ -14,8 +14,6 @@ use std::sync::{Arc, RwLock};
 
 use serde_json::Value;
 
-use crate::config::{Config, TransportDef};
-
 const MASK: &str = "[redacted]";
 /// Shorter values (`1`, `true`, `dev`) are not secrets worth masking, and masking them would garble every log line.
 const MIN_SECRET_LEN: usize = 6;
@@ -121,7 +119,7 @@ fn token_shaped(value: &str) -> bool {
 }
 
 /// The value and, for `Scheme credential` (`Bearer abc`), the credential alone, which an error may quote by itself.
-fn with_credential(value: &str) -> Vec<String> {
+pub(crate) fn with_credential(value: &str) -> Vec<String> {
     let mut out = vec![value.to_string()];
     if let Some((scheme, credential)) = value.trim().split_once(' ') {
         let credential = credential.trim();
@@ -140,32 +138,9 @@ fn ordered(mut values: Vec<String>) -> Vec<String> {
 }
 
 impl Redactor {
-    /// Replaces the known secrets with those of `config`.
-    pub fn learn(&self, config: &Config) {
-        let mut secrets = Vec::new();
-        let mut others = Vec::new();
-        for transport in config
-            .servers
-            .iter()
-            .filter_map(|s| s.transport.as_ref().ok())
-        {
-            let pairs = match transport {
-                TransportDef::Stdio { env, .. } => env,
-                TransportDef::Http { headers, .. } => headers,
-            };
-            for (name, value) in pairs {
-                if looks_secret(name, value) {
-                    secrets.extend(with_credential(value));
-                } else {
-                    others.push(value.clone());
-                }
-            }
-        }
-        secrets.extend(config.servers.iter().filter_map(|s| {
-            let secret = s.oauth.as_ref()?.client_secret.as_ref()?;
-            Some(secret.expose().to_string())
-        }));
-        secrets.extend(config.input_values.iter().map(|v| v.expose().to_string()));
+    /// Replaces the known values: `secrets` are masked everywhere, `others` (configured values that do not look
+    /// secret) only where masking costs nothing (see the module's two strengths).
+    pub fn learn_values(&self, secrets: Vec<String>, others: Vec<String>) {
         let secrets = ordered(secrets);
         let mut others = ordered(others);
         others.retain(|v| !secrets.contains(v));

@@ -12,6 +12,16 @@ use serde::Serialize;
 use unicode_script::ScriptExtension;
 use url::{Host, Url};
 
+/// A URL elicitation first asks for consent (accept opens the page); one a call depends on (`-32042`) then waits
+/// until the user says they have finished in the browser, or the server says it is complete.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum UrlPhase {
+    Consent,
+    Finish,
+}
+
 /// Above this many characters a URL gets `long_url`. 2048 is the longest URL every browser and most servers have
 /// historically accepted (old Internet Explorer stopped at 2083, the sitemaps protocol and many CDNs at 2048);
 /// legitimate consent and sign-in links stay far below it, and beyond it nobody can read the whole URL in a dialog,

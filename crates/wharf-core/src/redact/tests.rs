@@ -1,6 +1,7 @@
 use serde_json::json;
 
 use super::*;
+use crate::config::Config;
 use crate::secrets::Secret;
 
 fn config(text: &str) -> Config {

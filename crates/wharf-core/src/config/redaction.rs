@@ -1,0 +1,37 @@
+//! What of a configuration is kept out of what Wharf shows: its env and header values, its pre-registered client
+//! secrets and its `${input:}` values. Here rather than in `redact`, which every part uses and which so knows no
+//! configuration.
+
+use super::{Config, TransportDef};
+use crate::redact::{self, Redactor};
+
+impl Redactor {
+    /// Replaces the known secrets with those of `config`.
+    pub fn learn(&self, config: &Config) {
+        let mut secrets = Vec::new();
+        let mut others = Vec::new();
+        for transport in config
+            .servers
+            .iter()
+            .filter_map(|s| s.transport.as_ref().ok())
+        {
+            let pairs = match transport {
+                TransportDef::Stdio { env, .. } => env,
+                TransportDef::Http { headers, .. } => headers,
+            };
+            for (name, value) in pairs {
+                if redact::looks_secret(name, value) {
+                    secrets.extend(redact::with_credential(value));
+                } else {
+                    others.push(value.clone());
+                }
+            }
+        }
+        secrets.extend(config.servers.iter().filter_map(|s| {
+            let secret = s.oauth.as_ref()?.client_secret.as_ref()?;
+            Some(secret.expose().to_string())
+        }));
+        secrets.extend(config.input_values.iter().map(|v| v.expose().to_string()));
+        self.learn_values(secrets, others);
+    }
+}

@@ -1,0 +1,44 @@
+//! What the sampling review dialog shows: the prompt first, then the provider's reply.
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// What the review dialog shows.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct SamplingView {
+    pub stage: SamplingStage,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub system_prompt: Option<String>,
+    /// The messages as the server sent them (text, images, audio, tool use and results).
+    pub messages: Vec<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub model_preferences: Option<Value>,
+    /// The model that will be asked.
+    pub model: String,
+    /// What the provider will be asked for at most (the server's, clamped by the user's limit).
+    pub max_tokens: u32,
+    /// Names of the tools the model may call.
+    pub tools: Vec<String>,
+    /// Why the user is asked although they chose before (a changed definition), if so.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub note: Option<String>,
+    /// The provider's reply (`CreateMessageResult`), at the reply stage.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub reply: Option<Value>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum SamplingStage {
+    /// Send this prompt? (editable)
+    Prompt,
+    /// Send this reply back to the server? (editable)
+    Reply,
+}
