@@ -1,5 +1,5 @@
 // The one list of the commands the webview may call, as `module::command` (modules of this crate). Three things are
-// made from it, so they cannot disagree: the invoke handler (`shell.rs`), the `allow-<command>` permissions that
+// made from it, so they cannot disagree: the invoke handler (`lifecycle.rs`), the `allow-<command>` permissions that
 // tauri-build generates (`build.rs`, which includes this file), and the UI's `TauriCommand` type (written by the
 // `command_list` test), the only names `ui/src/lib/api.ts` can invoke. The capability file must grant each one; a
 // test says when it does not. Plain comments only: `build.rs` includes this file as it is.

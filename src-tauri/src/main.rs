@@ -14,6 +14,7 @@ mod auth_commands;
 mod catalog_commands;
 mod commands;
 mod input_commands;
+mod lifecycle;
 mod logs;
 mod questions;
 mod sampling_commands;
@@ -45,7 +46,7 @@ fn main() -> ExitCode {
     let args = Args::parse();
     let smoke = std::env::var("WHARF_APP_SMOKE").is_ok_and(|v| v == "1");
     let startup = wharf_core::facade::startup::Startup::load(args.config);
-    match shell::run(startup, smoke, redactor, args.folders) {
+    match lifecycle::run(startup, smoke, redactor, args.folders) {
         Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
         Err(e) => {
             tracing::error!("wharf-app failed to start: {e}");
