@@ -3,9 +3,19 @@
 //! through the connection's timeouts and cancellation. Past a bound, the tool list fails with the reason (a partial
 //! tool list would hide tools from the path check and the model); the other lists are shown partial, with a notice.
 
+// Logging and resources/subscribe are deprecated since 2026-07-28 (SEP-2577) but handshake-era servers still use
+// them: Wharf sends them only to those, so rmcp's deprecation warnings are expected here.
+#![allow(deprecated)]
+
 use std::collections::HashSet;
 
-use rmcp::model::{ClientRequest, ListToolsRequest, PaginatedRequestParams, ServerResult, Tool};
+use rmcp::model::{
+    ArgumentInfo, ClientRequest, CompleteRequest, CompleteRequestParams, CompletionContext,
+    ListPromptsRequest, ListResourceTemplatesRequest, ListResourcesRequest, ListToolsRequest,
+    LoggingLevel, PaginatedRequestParams, Reference, ServerResult, SetLevelRequest,
+    SetLevelRequestParams, SubscribeRequest, SubscribeRequestParams, Tool, UnsubscribeRequest,
+    UnsubscribeRequestParams,
+};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
@@ -81,38 +91,74 @@ fn json_size<T: Serialize>(value: &T) -> usize {
     count.0
 }
 
-impl Connection {
-    fn request_json(&self, method: &str, params: Value) -> Result<ClientRequest, ConnectionError> {
-        serde_json::from_value(json!({ "method": method, "params": params }))
-            .map_err(|e| ConnectionError::Protocol(format!("cannot build a {method} request: {e}")))
+/// A list shown as the server sent it, page by page.
+#[derive(Debug, Clone, Copy)]
+enum Listing {
+    Resources,
+    Templates,
+    Prompts,
+}
+
+impl Listing {
+    fn method(self) -> &'static str {
+        match self {
+            Listing::Resources => "resources/list",
+            Listing::Templates => "resources/templates/list",
+            Listing::Prompts => "prompts/list",
+        }
     }
 
+    /// The key of a page's items.
+    fn key(self) -> &'static str {
+        match self {
+            Listing::Resources => "resources",
+            Listing::Templates => "resourceTemplates",
+            Listing::Prompts => "prompts",
+        }
+    }
+
+    fn request(self, cursor: Option<String>) -> ClientRequest {
+        let params = PaginatedRequestParams::default().with_cursor(cursor);
+        match self {
+            Listing::Resources => {
+                ClientRequest::ListResourcesRequest(ListResourcesRequest::with_param(params))
+            }
+            Listing::Templates => ClientRequest::ListResourceTemplatesRequest(
+                ListResourceTemplatesRequest::with_param(params),
+            ),
+            Listing::Prompts => {
+                ClientRequest::ListPromptsRequest(ListPromptsRequest::with_param(params))
+            }
+        }
+    }
+}
+
+impl Connection {
+    /// Sends a typed request; the answer as JSON, for a front end that shows what the server sent.
     async fn call_json(
         &self,
-        method: &str,
-        params: Value,
+        request: ClientRequest,
         options: &CallOptions,
     ) -> Result<Value, ConnectionError> {
-        let request = self.request_json(method, params)?;
+        let method = request.method().to_string();
         let result: ServerResult = self.request(request, options).await?;
         serde_json::to_value(result).map_err(|e| {
             ConnectionError::Protocol(format!("cannot read the answer to {method}: {e}"))
         })
     }
 
-    /// Every item of a paginated list (`key` in each page), within the bounds of a [`Pager`]; past one, the items
-    /// read so far and a notice.
-    async fn all_pages(&self, method: &str, key: &str) -> Result<Vec<Value>, ConnectionError> {
+    /// Every item of a paginated list, within the bounds of a [`Pager`]; past one, the items read so far and a
+    /// notice.
+    async fn all_pages(&self, listing: Listing) -> Result<Vec<Value>, ConnectionError> {
+        let (method, key) = (listing.method(), listing.key());
         let options = CallOptions::default();
         let mut items = Vec::new();
         let mut cursor: Option<String> = None;
         let mut pager = Pager::default();
         loop {
-            let params = match &cursor {
-                Some(c) => json!({ "cursor": c }),
-                None => json!({}),
-            };
-            let page = self.call_json(method, params, &options).await?;
+            let page = self
+                .call_json(listing.request(cursor.take()), &options)
+                .await?;
             let list = match page.get(key) {
                 Some(Value::Array(list)) => list.as_slice(),
                 _ => &[],
@@ -182,7 +228,7 @@ impl Connection {
         if !self.offers("resources") {
             return Ok(Vec::new());
         }
-        self.all_pages("resources/list", "resources").await
+        self.all_pages(Listing::Resources).await
     }
 
     /// `resources/templates/list`, all pages.
@@ -190,10 +236,7 @@ impl Connection {
         if !self.offers("resources") {
             return Ok(Vec::new());
         }
-        match self
-            .all_pages("resources/templates/list", "resourceTemplates")
-            .await
-        {
+        match self.all_pages(Listing::Templates).await {
             // Templates are optional within resources: a server without them may not know the method.
             Err(ConnectionError::Server { code: -32601, .. }) => Ok(Vec::new()),
             other => other,
@@ -205,7 +248,7 @@ impl Connection {
         if !self.offers("prompts") {
             return Ok(Vec::new());
         }
-        self.all_pages("prompts/list", "prompts").await
+        self.all_pages(Listing::Prompts).await
     }
 
     /// `completion/complete` for a prompt's argument (`reference` = `{"type": "ref/prompt", "name": ...}`) or a
@@ -219,16 +262,25 @@ impl Connection {
         context: Option<Map<String, Value>>,
         options: &CallOptions,
     ) -> Result<Value, ConnectionError> {
-        let mut params = json!({
-            "ref": reference,
-            "argument": {"name": argument, "value": value},
-        });
+        let reference: Reference = serde_json::from_value(reference).map_err(|e| {
+            ConnectionError::Protocol(format!(
+                "completion needs a prompt or resource template reference: {e}"
+            ))
+        })?;
+        let mut params = CompleteRequestParams::new(reference, ArgumentInfo::new(argument, value));
         if let Some(arguments) = context.filter(|c| !c.is_empty()) {
-            params["context"] = json!({ "arguments": arguments });
+            // The spec's context holds the other arguments' values as text.
+            let arguments = arguments
+                .into_iter()
+                .map(|(name, value)| match value {
+                    Value::String(text) => (name, text),
+                    other => (name, other.to_string()),
+                })
+                .collect();
+            params = params.with_context(CompletionContext::with_arguments(arguments));
         }
-        let result = self
-            .call_json("completion/complete", params, options)
-            .await?;
+        let request = ClientRequest::CompleteRequest(CompleteRequest::new(params));
+        let result = self.call_json(request, options).await?;
         let mut completion = result.get("completion").cloned().unwrap_or(json!({}));
         if let Some(Value::Array(values)) = completion.get_mut("values") {
             values.truncate(MAX_COMPLETIONS);
@@ -261,13 +313,16 @@ impl Connection {
             )));
         }
         if self.identity.era == crate::era::Era::Legacy {
-            let method = if on {
-                "resources/subscribe"
+            let request = if on {
+                ClientRequest::SubscribeRequest(SubscribeRequest::new(SubscribeRequestParams::new(
+                    uri,
+                )))
             } else {
-                "resources/unsubscribe"
+                ClientRequest::UnsubscribeRequest(UnsubscribeRequest::new(
+                    UnsubscribeRequestParams::new(uri),
+                ))
             };
-            self.call_json(method, json!({ "uri": uri }), &CallOptions::default())
-                .await?;
+            self.call_json(request, &CallOptions::default()).await?;
         }
         let uris: Vec<String> = {
             let Ok(mut set) = self.subscriptions.lock() else {
@@ -340,12 +395,12 @@ impl Connection {
                     self.server
                 )));
             }
-            self.call_json(
-                "logging/setLevel",
-                json!({ "level": level }),
-                &CallOptions::default(),
-            )
-            .await?;
+            let wire: LoggingLevel = serde_json::from_value(Value::String(level.to_string()))
+                .map_err(|e| ConnectionError::Protocol(format!("{level:?}: {e}")))?;
+            let request = ClientRequest::SetLevelRequest(SetLevelRequest::new(
+                SetLevelRequestParams::new(wire),
+            ));
+            self.call_json(request, &CallOptions::default()).await?;
         }
         if let Ok(mut chosen) = self.log_level.lock() {
             *chosen = Some(level.to_string());
