@@ -145,13 +145,15 @@ impl Workspace {
     }
 
     /// Reads a saved workspace; a missing file is an empty workspace, a corrupt one an error for the caller to report.
-    pub fn load(path: &Path) -> Result<Workspace, String> {
+    pub fn load(path: &Path) -> Result<Workspace, WorkspaceError> {
+        let unreadable = |message: String| WorkspaceError::Unreadable {
+            path: path.to_owned(),
+            message,
+        };
         match std::fs::read(path) {
-            Ok(bytes) => {
-                serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))
-            }
+            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| unreadable(e.to_string())),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Workspace::new()),
-            Err(e) => Err(format!("{}: {e}", path.display())),
+            Err(e) => Err(unreadable(e.to_string())),
         }
     }
 

@@ -121,9 +121,12 @@ fn survives_a_restart() {
     ws.save(&file).unwrap();
     assert_eq!(Workspace::load(&file).unwrap(), ws);
     std::fs::write(&file, "{bad").unwrap();
-    assert!(Workspace::load(&file)
-        .unwrap_err()
-        .contains("workspace.json"));
+    let err = Workspace::load(&file).unwrap_err();
+    assert!(
+        matches!(&err, WorkspaceError::Unreadable { path, .. } if path == &file),
+        "{err}"
+    );
+    assert!(err.to_string().contains("workspace.json"), "{err}");
     assert_eq!(
         Workspace::load(&tmp.path().join("none.json")).unwrap(),
         Workspace::new()
