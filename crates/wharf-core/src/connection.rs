@@ -149,14 +149,11 @@ pub struct Connection {
     progress: ProgressRouter,
     events: EventSink,
     broker: Broker,
-    services: crate::serve::Services,
     roots: RootsAccess,
     request_timeout: Duration,
     path_arguments: crate::config::PathArgumentPolicy,
     /// Where the server resolves a relative path argument (see `tools::server_cwd`).
     server_cwd: Option<std::path::PathBuf>,
-    /// Who the server is for the user's sampling preferences, with its name.
-    definition_hash: String,
     /// The resources the user subscribed to on this connection.
     subscriptions: Mutex<std::collections::BTreeSet<String>>,
     /// What the modern-era `subscriptions/listen` stream asks for; changing it re-opens the stream.
@@ -358,12 +355,10 @@ impl Connection {
             progress,
             events: ctx.events.clone(),
             broker: ctx.broker.clone(),
-            services: ctx.services.clone(),
             roots,
             request_timeout: def.request_timeout,
             path_arguments: def.path_arguments,
             server_cwd: tools::server_cwd(def),
-            definition_hash: def.definition_hash(),
             subscriptions: Mutex::default(),
             listen_filter,
             listen_acked,

@@ -100,8 +100,9 @@ fn wire_root(root: crate::workspace::Root) -> rmcp::model::Root {
 }
 
 impl WharfHandler {
-    /// How a request of its own is served: outside any MRTR round, its cause the user calls in flight.
-    fn asking(&self) -> Asking<'_> {
+    /// How a request of this server is served: `in_round` when it came inside an MRTR round, `cause` the user
+    /// action that led to it.
+    pub(super) fn asking(&self, in_round: bool, cause: Option<String>) -> Asking<'_> {
         Asking {
             server: &self.server,
             broker: &self.broker,
@@ -110,8 +111,8 @@ impl WharfHandler {
             roots: &self.roots,
             definition_hash: &self.definition_hash,
             era: self.era,
-            in_round: false,
-            cause: self.progress.calls_in_flight(),
+            in_round,
+            cause,
         }
     }
 
@@ -153,7 +154,7 @@ impl ClientHandler for WharfHandler {
     ) -> Result<CreateMessageResult, ErrorData> {
         let params = serde_json::to_value(&params).unwrap_or(Value::Null);
         let reply = self
-            .asking()
+            .asking(false, self.progress.calls_in_flight())
             .sample(&params)
             .await
             .map_err(|e| self.not_served(e))?;
@@ -166,7 +167,10 @@ impl ClientHandler for WharfHandler {
         &self,
         _context: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
-        let roots = self.asking().roots().map_err(|e| self.not_served(e))?;
+        let roots = self
+            .asking(false, self.progress.calls_in_flight())
+            .roots()
+            .map_err(|e| self.not_served(e))?;
         Ok(ListRootsResult::new(
             roots.into_iter().map(wire_root).collect(),
         ))

@@ -39,7 +39,7 @@ impl WharfHandler {
     /// server sent. Params that do not fit the spec's request are invalid params, and the user is told.
     async fn raw_elicitation(&self, params: Value) -> Result<CustomResult, ErrorData> {
         let reply = self
-            .asking()
+            .asking(false, self.progress.calls_in_flight())
             .elicit(&params)
             .await
             .map_err(|e| self.not_served(e))?;

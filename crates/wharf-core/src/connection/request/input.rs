@@ -127,19 +127,10 @@ impl Connection {
         }
     }
 
-    /// How an input request of this call is served.
-    pub(super) fn asking<'a>(&'a self, cause: &str) -> Asking<'a> {
-        Asking {
-            server: &self.server,
-            broker: &self.broker,
-            services: &self.services,
-            events: &self.events,
-            roots: &self.roots,
-            definition_hash: &self.definition_hash,
-            era: self.identity.era,
-            in_round: true,
-            cause: Some(cause.to_string()),
-        }
+    /// How an input request of this call is served: as the connection's handler serves a request of its own,
+    /// inside a round.
+    pub(super) fn asking(&self, cause: &str) -> Asking<'_> {
+        self.service.service().asking(true, Some(cause.to_string()))
     }
 
     fn notice(&self, code: NoticeCode, message: String) {
