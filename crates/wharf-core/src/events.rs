@@ -31,133 +31,56 @@ impl ServerStatus {
     }
 }
 
-/// What a notice is about: a closed list, so a front end can tell notices apart without reading their words.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
-#[serde(rename_all = "snake_case")]
-#[ts(export)]
-pub enum NoticeCode {
-    ConfigError,
-    ConfigWarning,
-    DeprecatedCapability,
-    DropIgnored,
-    PaginationBounded,
-    PreferencesSetAside,
-    PreferencesProblem,
-    PreferencesNotSaved,
-    ProgressNotIncreasing,
-    WorkspaceRestart,
-    UrlRefused,
-    UndeclaredCapability,
-    SamplingThrottled,
-    SamplingLimit,
-    ProviderError,
-    InvalidRequest,
-    FormNotSupported,
-    ElicitationPaused,
-    DeclinedBefore,
-    BrowserFailed,
-    LogFlood,
-    NotificationFlood,
-    StdinError,
-}
-
-impl NoticeCode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            NoticeCode::ConfigError => "config_error",
-            NoticeCode::ConfigWarning => "config_warning",
-            NoticeCode::DeprecatedCapability => "deprecated_capability",
-            NoticeCode::DropIgnored => "drop_ignored",
-            NoticeCode::PaginationBounded => "pagination_bounded",
-            NoticeCode::PreferencesSetAside => "preferences_set_aside",
-            NoticeCode::PreferencesProblem => "preferences_problem",
-            NoticeCode::PreferencesNotSaved => "preferences_not_saved",
-            NoticeCode::ProgressNotIncreasing => "progress_not_increasing",
-            NoticeCode::WorkspaceRestart => "workspace_restart",
-            NoticeCode::UrlRefused => "url_refused",
-            NoticeCode::UndeclaredCapability => "undeclared_capability",
-            NoticeCode::SamplingThrottled => "sampling_throttled",
-            NoticeCode::SamplingLimit => "sampling_limit",
-            NoticeCode::ProviderError => "provider_error",
-            NoticeCode::InvalidRequest => "invalid_request",
-            NoticeCode::FormNotSupported => "form_not_supported",
-            NoticeCode::ElicitationPaused => "elicitation_paused",
-            NoticeCode::DeclinedBefore => "declined_before",
-            NoticeCode::BrowserFailed => "browser_failed",
-            NoticeCode::LogFlood => "log_flood",
-            NoticeCode::NotificationFlood => "notification_flood",
-            NoticeCode::StdinError => "stdin_error",
-        }
+wire_codes! {
+    /// What a notice is about: a closed list, so a front end can tell notices apart without reading their words.
+    pub enum NoticeCode {
+        ConfigError = "config_error",
+        ConfigWarning = "config_warning",
+        DeprecatedCapability = "deprecated_capability",
+        DropIgnored = "drop_ignored",
+        PaginationBounded = "pagination_bounded",
+        PreferencesSetAside = "preferences_set_aside",
+        PreferencesProblem = "preferences_problem",
+        PreferencesNotSaved = "preferences_not_saved",
+        ProgressNotIncreasing = "progress_not_increasing",
+        WorkspaceRestart = "workspace_restart",
+        UrlRefused = "url_refused",
+        UndeclaredCapability = "undeclared_capability",
+        SamplingThrottled = "sampling_throttled",
+        SamplingLimit = "sampling_limit",
+        ProviderError = "provider_error",
+        InvalidRequest = "invalid_request",
+        FormNotSupported = "form_not_supported",
+        ElicitationPaused = "elicitation_paused",
+        DeclinedBefore = "declined_before",
+        BrowserFailed = "browser_failed",
+        LogFlood = "log_flood",
+        NotificationFlood = "notification_flood",
+        StdinError = "stdin_error",
     }
 }
 
-impl std::fmt::Display for NoticeCode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+wire_codes! {
+    /// How a server broke the protocol, exited or answered out of its form.
+    pub enum ServerErrorCode {
+        ServerExited = "server_exited",
+        ReadError = "read_error",
+        InvalidJson = "invalid_json",
+        InvalidJsonrpc = "invalid_jsonrpc",
+        MessageTooLarge = "message_too_large",
+        ErrorWithoutId = "error_without_id",
+        UnknownResponseId = "unknown_response_id",
+        ResubscribeFailed = "resubscribe_failed",
+        InvalidAnswer = "invalid_answer",
     }
 }
 
-/// How a server broke the protocol, exited or answered out of its form.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
-#[serde(rename_all = "snake_case")]
-#[ts(export)]
-pub enum ServerErrorCode {
-    ServerExited,
-    ReadError,
-    InvalidJson,
-    InvalidJsonrpc,
-    MessageTooLarge,
-    ErrorWithoutId,
-    UnknownResponseId,
-    ResubscribeFailed,
-    InvalidAnswer,
-}
-
-impl ServerErrorCode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ServerErrorCode::ServerExited => "server_exited",
-            ServerErrorCode::ReadError => "read_error",
-            ServerErrorCode::InvalidJson => "invalid_json",
-            ServerErrorCode::InvalidJsonrpc => "invalid_jsonrpc",
-            ServerErrorCode::MessageTooLarge => "message_too_large",
-            ServerErrorCode::ErrorWithoutId => "error_without_id",
-            ServerErrorCode::UnknownResponseId => "unknown_response_id",
-            ServerErrorCode::ResubscribeFailed => "resubscribe_failed",
-            ServerErrorCode::InvalidAnswer => "invalid_answer",
-        }
-    }
-}
-
-impl std::fmt::Display for ServerErrorCode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// Which way a question went, as events and replies name it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
-#[serde(rename_all = "lowercase")]
-#[ts(export)]
-pub enum AnswerAction {
-    Accept,
-    Decline,
-    Cancel,
-}
-
-impl AnswerAction {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            AnswerAction::Accept => "accept",
-            AnswerAction::Decline => "decline",
-            AnswerAction::Cancel => "cancel",
-        }
-    }
-}
-
-impl std::fmt::Display for AnswerAction {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+wire_codes! {
+    /// Which way a question went, as events and replies name it.
+    pub enum AnswerAction {
+        Accept = "accept",
+        Decline = "decline",
+        Cancel = "cancel",
     }
 }
 

@@ -3,6 +3,9 @@
 //! Everything a test can drive without a window lives here: configuration, connections to MCP servers in both
 //! protocol eras, process hygiene, and the input broker that every server-to-user request goes through.
 
+#[macro_use]
+mod wire_codes;
+
 pub mod auth;
 pub mod broker;
 pub mod config;

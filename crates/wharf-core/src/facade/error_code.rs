@@ -2,90 +2,44 @@
 //! `wharf session` error reply. One closed list, exported to the UI's types, so the UI matches codes it knows and a
 //! new one is added here, not invented on the spot.
 
-use serde::Serialize;
-
 use crate::config::edit::FieldError;
 use crate::connection::ConnectionError;
 use crate::secrets::SecretError;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
-#[ts(export)]
-#[serde(rename_all = "snake_case")]
-pub enum ErrorCode {
-    // A server or its connection (`ConnectionError`).
-    Config,
-    UnknownServer,
-    Connection,
-    Closed,
-    ServerError,
-    Timeout,
-    Cancelled,
-    Protocol,
-    Refused,
-    Auth,
-    // What the user or the window asked for does not fit.
-    Invalid,
-    InvalidAnswer,
-    InvalidCommand,
-    UnknownCall,
-    UnknownTarget,
-    UnknownTool,
-    UnknownInput,
-    UnknownRequest,
-    UnknownSource,
-    Template,
-    NotABlob,
-    NotAFolder,
-    NotOpen,
-    // The machine: files, the keyring, dialogs, the workspace.
-    Write,
-    Unreadable,
-    Keyring,
-    Dialog,
-    Workspace,
-    Internal,
-}
-
-impl ErrorCode {
-    /// The code as it is written on the wire (the same as its JSON).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::Config => "config",
-            ErrorCode::UnknownServer => "unknown_server",
-            ErrorCode::Connection => "connection",
-            ErrorCode::Closed => "closed",
-            ErrorCode::ServerError => "server_error",
-            ErrorCode::Timeout => "timeout",
-            ErrorCode::Cancelled => "cancelled",
-            ErrorCode::Protocol => "protocol",
-            ErrorCode::Refused => "refused",
-            ErrorCode::Auth => "auth",
-            ErrorCode::Invalid => "invalid",
-            ErrorCode::InvalidAnswer => "invalid_answer",
-            ErrorCode::InvalidCommand => "invalid_command",
-            ErrorCode::UnknownCall => "unknown_call",
-            ErrorCode::UnknownTarget => "unknown_target",
-            ErrorCode::UnknownTool => "unknown_tool",
-            ErrorCode::UnknownInput => "unknown_input",
-            ErrorCode::UnknownRequest => "unknown_request",
-            ErrorCode::UnknownSource => "unknown_source",
-            ErrorCode::Template => "template",
-            ErrorCode::NotABlob => "not_a_blob",
-            ErrorCode::NotAFolder => "not_a_folder",
-            ErrorCode::NotOpen => "not_open",
-            ErrorCode::Write => "write",
-            ErrorCode::Unreadable => "unreadable",
-            ErrorCode::Keyring => "keyring",
-            ErrorCode::Dialog => "dialog",
-            ErrorCode::Workspace => "workspace",
-            ErrorCode::Internal => "internal",
-        }
-    }
-}
-
-impl std::fmt::Display for ErrorCode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+wire_codes! {
+    pub enum ErrorCode {
+        // A server or its connection (`ConnectionError`).
+        Config = "config",
+        UnknownServer = "unknown_server",
+        Connection = "connection",
+        Closed = "closed",
+        ServerError = "server_error",
+        Timeout = "timeout",
+        Cancelled = "cancelled",
+        Protocol = "protocol",
+        Refused = "refused",
+        Auth = "auth",
+        // What the user or the window asked for does not fit.
+        Invalid = "invalid",
+        InvalidAnswer = "invalid_answer",
+        InvalidCommand = "invalid_command",
+        UnknownCall = "unknown_call",
+        UnknownTarget = "unknown_target",
+        UnknownTool = "unknown_tool",
+        UnknownInput = "unknown_input",
+        UnknownRequest = "unknown_request",
+        UnknownSource = "unknown_source",
+        Template = "template",
+        NotABlob = "not_a_blob",
+        NotAFolder = "not_a_folder",
+        NotOpen = "not_open",
+        // The machine: files, the keyring, dialogs, the workspace.
+        Write = "write",
+        Unreadable = "unreadable",
+        Keyring = "keyring",
+        Dialog = "dialog",
+        Workspace = "workspace",
+        Internal = "internal",
     }
 }
 
