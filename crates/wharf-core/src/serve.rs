@@ -23,14 +23,6 @@ pub struct Services {
     pub sampling: Option<Arc<SamplingService>>,
 }
 
-impl std::fmt::Debug for Services {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Services")
-            .field("sampling", &self.sampling.is_some())
-            .finish_non_exhaustive()
-    }
-}
-
 /// A server's request to the user's side, read once, whichever era carried it: a request of its own (2025-11-25,
 /// through rmcp's handler) or an input request inside an MRTR round (2026-07-28).
 #[derive(Debug, Clone, PartialEq)]
