@@ -8,8 +8,9 @@ use tauri::State;
 use wharf_core::broker::{InputAnswer, PendingInput, QuestionQueue};
 use wharf_core::config::edit::{ConfigDocument, FieldError, ImportSource, ServerEntry};
 use wharf_core::facade::ErrorCode;
+use wharf_core::view::tool_form::ListedTool;
 use wharf_core::view::tool_result::{tool_result_view, ToolResultView};
-use wharf_core::{CallOptions, ConnectionError, ServerSummary, ToolInfo};
+use wharf_core::{CallOptions, ConnectionError, ServerSummary};
 
 use crate::shell::Shell;
 use crate::smoke::RenderedRow;
@@ -97,9 +98,11 @@ pub fn smoke_rendered(shell: State<'_, Shell>, rows: Vec<RenderedRow>) {
     }
 }
 
+/// Each tool comes with the form Rust made of its input schema: the window renders fields, never a schema.
 #[tauri::command]
-pub async fn list_tools(shell: State<'_, Shell>, server: String) -> Reply<Vec<ToolInfo>> {
-    Ok(shell.host.connection(&server).await?.list_tools().await?)
+pub async fn list_tools(shell: State<'_, Shell>, server: String) -> Reply<Vec<ListedTool>> {
+    let tools = shell.host.connection(&server).await?.list_tools().await?;
+    Ok(tools.into_iter().map(ListedTool::from).collect())
 }
 
 /// Calls a tool. Progress arrives as `progress` host events labelled with `call_id`; `cancel_call` ends it. The

@@ -6,7 +6,9 @@ import type { PromptCatalog } from "../src/bindings/PromptCatalog";
 import type { ResourceCatalog } from "../src/bindings/ResourceCatalog";
 import type { ServerEntry } from "../src/bindings/ServerEntry";
 import type { ServerSummary } from "../src/bindings/ServerSummary";
+import type { ListedTool } from "../src/bindings/ListedTool";
 import type { ToolInfo } from "../src/bindings/ToolInfo";
+import { field as f, item } from "../src/lib/argFields.fixture";
 
 export const PNG =
   "iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAIAAABvFaqvAAAEF0lEQVR42g3Moc5GUACA4f8ivqqqqqqqqqqeIlBspphNISinvIFiM8VsCkE5RaDYTDE38nsu4Pn7CTSBLjAEpsAS2AJH4Ao8gRAEgliQCUqBFNSCTjAKFoES7IJL8Ar+fj6aj+5j+Jg+lo/t4/i4Pp6P8Al8Yp/Mp/SRPrVP5zP6LD7KZ/e5fF7/i0K0ED3ECDFDrBA7xAlxQ7wQERKExCFZSBkiQ+qQLmQMWUJUyB5yhbzhF0VoEXqEEWFGWBF2hBPhRngRIiKIiCOyiDJCRtQRXcQYsUSoiD3iinijL0rQEvQEI8FMsBLsBCfBTfASREKQECdkCWWCTKgTuoQxYUlQCXvClfAmX5SipegpRoqZYqXYKU6Km+KliJQgJU7JUsoUmVKndCljypKiUvaUK+VNvyhHy9FzjBwzx8qxc5wcN8fLETlBTpyT5ZQ5MqfO6XLGnCVH5ew5V86bf1GBVqAXGAVmgVVgFzgFboFXIAqCgrggKygLZEFd0BWMBUuBKtgLroK3+KIKrUKvMCrMCqvCrnAq3AqvQlQEFXFFVlFWyIq6oqsYK5YKVbFXXBVv9UUSTaJLDIkpsSS2xJG4Ek8iJIEklmSSUiIltaSTjJJFoiS75JK88otAAx0MMMECGxxwwQMBAcSQQQkSauhghAUU7HDByxc1aA16g9FgNlgNdoPT4DZ4DaIhaIgbsoayQTbUDV3D2LA0qIa94Wp4my9q0Vr0FqPFbLFa7BanxW3xWkRL0BK3ZC1li2ypW7qWsWVpUS17y9Xytl/Uo/XoPUaP2WP12D1Oj9vj9YieoCfuyXrKHtlT93Q9Y8/So3r2nqvn7b9oQBvQB4wBc8AasAecAXfAGxADwUA8kA2UA3KgHugGxoFlQA3sA9fAO3zRhDahTxgT5oQ1YU84E+6ENyEmgol4IpsoJ+REPdFNjBPLhJrYJ66Jd/qiGW1GnzFmzBlrxp5xZtwZb0bMBDPxTDZTzsiZeqabGWeWGTWzz1wz7/xFK9qKvmKsmCvWir3irLgr3opYCVbilWylXJEr9Uq3Mq4sK2plX7lW3vWLFJpCVxgKU2EpbIWjcBWeQigCRazIFKVCKmpFpxgVi0IpdsWleNUXbWgb+oaxYW5YG/aGs+FueBtiI9iIN7KNckNu1BvdxrixbKiNfePaeLcvOtAO9APjwDywDuwD58A98A7EQXAQH2QH5YE8qA+6g/FgOVAH+8F18B5fdKKd6CfGiXlindgnzol74p2Ik+AkPslOyhN5Up90J+PJcqJO9pPr5D2/6Ea70W+MG/PGurFvnBv3xrsRN8FNfJPdlDfypr7pbsab5Ubd7DfXzXt/0YP2oD8YD+aD9WA/OA/ug/cgHoKH+CF7KB/kQ/3QPYwPy4N62B+uh/fhH7j99u79boCwAAAAAElFTkSuQmCC";
@@ -44,7 +46,8 @@ export const servers: ServerSummary[] = [
   },
 ];
 
-export const tools: Record<string, ToolInfo[]> = {
+// The harness has no Rust to read the schemas: each tool's form is written out below, as Rust makes it.
+const toolsAsServed: Record<string, ToolInfo[]> = {
   everything: [
     {
       name: "echo",
@@ -141,6 +144,61 @@ export const tools: Record<string, ToolInfo[]> = {
     },
   ],
 };
+
+const forms: Record<string, ListedTool["form"]> = {
+  echo: { kind: "form", fields: [{ ...f.string("message", { required: true }), description: "Message to echo" }] },
+  add: {
+    kind: "form",
+    fields: [
+      { ...f.number("a", { required: true }), description: "First number" },
+      { ...f.number("b", { required: true }), description: "Second number" },
+    ],
+  },
+  longRunningOperation: {
+    kind: "form",
+    fields: [
+      { ...f.number("duration", { default: 10 }), description: "Duration of the operation in seconds" },
+      { ...f.number("steps", { integer: true, default: 5, minimum: 1 }), description: "Number of steps" },
+    ],
+  },
+  getResourceLinks: {
+    kind: "form",
+    fields: [f.number("count", { integer: true, minimum: 1, maximum: 10, default: 3 })],
+  },
+  configure: {
+    kind: "form",
+    fields: [
+      {
+        ...f.enum("mode", ["fast", "exact"], { required: true, default: "exact", label: "Mode" }),
+        options: [
+          { value: "fast", label: "Fast (less precise)" },
+          { value: "exact", label: "Exact" },
+        ],
+      },
+      { ...f.enum("level", ["debug", "info", "warning"]), description: "Log level" },
+      { ...f.boolean("verbose", { default: false }), description: "Print more" },
+      { ...f.boolean("dryRun"), description: "Only show what would change" },
+      f.multi("tags", ["red", "green", "blue"]),
+      f.array("paths", item(f.string("")), { required: true, minItems: 1, default: ["/tmp"] }),
+      {
+        ...f.object("limits", [
+          f.number("cpu", { minimum: 0, maximum: 8 }),
+          { ...f.number("memory", { integer: true, nullable: true }), description: "MiB" },
+        ]),
+        description: "Resource limits",
+      },
+      { ...f.raw("extra"), description: "Anything else" },
+    ],
+  },
+  state_rounds: { kind: "form", fields: [f.number("rounds", { integer: true, default: 2 })] },
+};
+
+export const tools: Record<string, ListedTool[]> = Object.fromEntries(
+  Object.entries(toolsAsServed).map(([server, list]) => [
+    server,
+    list.map((tool) => ({ ...tool, form: forms[tool.name] ?? { kind: "form", fields: [] } })),
+  ]),
+);
 
 export const entries: ServerEntry[] = [
   {

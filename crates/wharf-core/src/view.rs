@@ -3,6 +3,7 @@
 
 pub mod catalog;
 pub mod content;
+pub mod tool_form;
 pub mod tool_result;
 
 #[cfg(test)]

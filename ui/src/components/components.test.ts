@@ -9,7 +9,8 @@ import type { HostEvent } from "../bindings/HostEvent";
 import type { PendingInput } from "../bindings/PendingInput";
 import type { UrlReview } from "../bindings/UrlReview";
 import type { ServerSummary } from "../bindings/ServerSummary";
-import type { ToolInfo } from "../bindings/ToolInfo";
+import type { ListedTool } from "../bindings/ListedTool";
+import { field as f, item } from "../lib/argFields.fixture";
 import * as api from "../lib/api";
 import { app } from "../lib/app";
 import type { CallState } from "../lib/stores/calls";
@@ -229,24 +230,25 @@ describe("ServerForm", () => {
 });
 
 describe("ToolForm", () => {
-  const tool: ToolInfo = {
+  const tool: ListedTool = {
     name: "configure",
-    inputSchema: {
-      type: "object",
-      properties: {
-        text: { type: "string" },
-        count: { type: "integer", default: 2 },
-        mode: {
-          oneOf: [
-            { const: "a", title: "A" },
-            { const: "b", title: "B" },
+    inputSchema: { type: "object", description: "the form below is what Rust made of it" },
+    form: {
+      kind: "form",
+      fields: [
+        f.string("text", { required: true }),
+        f.number("count", { integer: true, default: 2 }),
+        {
+          ...f.enum("mode", ["a", "b"]),
+          options: [
+            { value: "a", label: "A" },
+            { value: "b", label: "B" },
           ],
         },
-        limits: { type: "object", properties: { cpu: { type: "number" } } },
-        tags: { type: "array", items: { type: "string" } },
-        ref: { $ref: "#/x" },
-      },
-      required: ["text"],
+        f.object("limits", [f.number("cpu")]),
+        f.array("tags", item(f.string(""))),
+        f.raw("ref"),
+      ],
     },
   };
 
@@ -316,17 +318,17 @@ describe("ToolForm", () => {
       ],
     });
     await app.workspace.load();
-    const files: ToolInfo = {
+    const files: ListedTool = {
       name: "files",
-      inputSchema: {
-        type: "object",
-        properties: {
-          path: { type: "string" },
-          file: { type: "string" },
-          paths: { type: "array", items: { type: "string" } },
-          note: { type: "string" },
-        },
-        required: ["path"],
+      inputSchema: {},
+      form: {
+        kind: "form",
+        fields: [
+          f.string("path", { required: true }),
+          f.string("file"),
+          f.array("paths", item(f.string(""))),
+          f.string("note"),
+        ],
       },
     };
     const pathParams = [
@@ -373,7 +375,7 @@ describe("ToolForm", () => {
   it("says so when no folder is open to pick", async () => {
     mocked.workspaceFolders.mockResolvedValueOnce({ folders: [], roots: [] });
     await app.workspace.load();
-    const one: ToolInfo = { name: "one", inputSchema: { type: "object", properties: { path: { type: "string" } } } };
+    const one: ListedTool = { name: "one", inputSchema: {}, form: { kind: "form", fields: [f.string("path")] } };
     show(ToolForm, {
       server: "s5",
       tool: one,

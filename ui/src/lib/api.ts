@@ -31,7 +31,7 @@ import type { ServerSignIn } from "../bindings/ServerSignIn";
 import type { ServerSummary } from "../bindings/ServerSummary";
 import type { StartupReport } from "../bindings/StartupReport";
 import type { TemplateVariable } from "../bindings/TemplateVariable";
-import type { ToolInfo } from "../bindings/ToolInfo";
+import type { ListedTool } from "../bindings/ListedTool";
 import type { ToolResultView } from "../bindings/ToolResultView";
 import type { UiState } from "../bindings/UiState";
 import type { WorkspaceFolders } from "../bindings/WorkspaceFolders";
@@ -72,7 +72,7 @@ export const listServers = (): Promise<ServerSummary[]> => call("list_servers");
 export const startupReport = (): Promise<StartupReport> => call("startup_report");
 export const restartServer = (name: string): Promise<null> => call("restart_server", { name });
 export const stopServer = (name: string): Promise<null> => call("stop_server", { name });
-export const listTools = (server: string): Promise<ToolInfo[]> => call("list_tools", { server });
+export const listTools = (server: string): Promise<ListedTool[]> => call("list_tools", { server });
 export const callTool = (callId: string, server: string, tool: string, args: JsonValue): Promise<ToolResultView> =>
   call("call_tool", { callId, server, tool, args });
 export const cancelCall = (callId: string): Promise<null> => call("cancel_call", { callId });

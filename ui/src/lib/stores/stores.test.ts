@@ -4,7 +4,7 @@ import type { HostEvent } from "../../bindings/HostEvent";
 import type { PendingInput } from "../../bindings/PendingInput";
 import type { NoticeCode } from "../../bindings/NoticeCode";
 import type { ServerSummary } from "../../bindings/ServerSummary";
-import type { ToolInfo } from "../../bindings/ToolInfo";
+import type { ListedTool } from "../../bindings/ListedTool";
 import * as api from "../api";
 import { activityServers, createActivity, describeEvent, filterActivity, HOST_ONLY, logLevel } from "./activity";
 import { createCalls, withProgress, type CallsState } from "./calls";
@@ -452,8 +452,10 @@ describe("tool calls", () => {
 });
 
 describe("tools store", () => {
-  const tool = (name: string, description?: string): ToolInfo =>
-    description === undefined ? { name, inputSchema: {} } : { name, description, inputSchema: {} };
+  const tool = (name: string, description?: string): ListedTool =>
+    description === undefined
+      ? { name, inputSchema: {}, form: { kind: "form", fields: [] } }
+      : { name, description, inputSchema: {}, form: { kind: "form", fields: [] } };
 
   it("loads once, and again when the server's list changes or it comes back ready", async () => {
     mocked.listTools

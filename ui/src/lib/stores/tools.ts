@@ -4,18 +4,18 @@
 import { writable, get, type Readable } from "svelte/store";
 import * as api from "../api";
 import type { HostEvent } from "../../bindings/HostEvent";
-import type { ToolInfo } from "../../bindings/ToolInfo";
+import type { ListedTool } from "../../bindings/ListedTool";
 
 export interface ServerTools {
   state: "loading" | "loaded" | "error";
-  tools: ToolInfo[];
+  tools: ListedTool[];
   error: string | null;
 }
 
 export type ToolsState = { [server: string]: ServerTools };
 
 /** Tools whose name, title or description contains every word of the query (case-insensitive). */
-export function filterTools(tools: readonly ToolInfo[], query: string): ToolInfo[] {
+export function filterTools(tools: readonly ListedTool[], query: string): ListedTool[] {
   const words = query
     .toLowerCase()
     .split(/\s+/)

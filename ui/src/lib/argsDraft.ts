@@ -1,18 +1,42 @@
-// The values of a generated form: drafts (what the user typed, defaults pre-filled), and the way back to arguments
-// JSON with a validation message per field path; raw JSON in and out. Pure functions, no DOM.
+// The values of a tool's arguments form: drafts (what the user typed, defaults pre-filled), and the way back to
+// arguments JSON with a message per field path; raw JSON in and out. The fields come from Rust, which alone reads
+// the tool's JSON Schema: this file only fills them in. Pure functions, no DOM.
+//
+// Paths name the fields: a property `a`, nested `a.b`, array items `a[0]`, `a[0].b`.
 
+import type { ArgField } from "../bindings/ArgField";
 import type { JsonValue } from "../bindings/serde_json/JsonValue";
-import {
-  childPath,
-  deepEqual,
-  isObject,
-  itemPath,
-  type Field,
-  type JsonObject,
-  type NumberField,
-  type ObjectField,
-  type StringField,
-} from "./schemaForm";
+
+export type JsonObject = { [key: string]: JsonValue };
+type Field = ArgField;
+type Kind<K extends Field["kind"]> = Extract<Field, { kind: K }>;
+export type NumberField = Kind<"number">;
+export type StringField = Kind<"string">;
+type ObjectField = Kind<"object">;
+
+export function isObject(value: JsonValue | undefined): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function childPath(parent: string, key: string): string {
+  return parent === "" ? key : `${parent}.${key}`;
+}
+
+export function itemPath(parent: string, index: number): string {
+  return `${parent}[${index}]`;
+}
+
+export function deepEqual(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((item, i) => deepEqual(item, b[i]));
+  }
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  return keys.every((key) => Object.hasOwn(b, key) && deepEqual(a[key], b[key]));
+}
 
 export type Draft =
   /** string, number and raw fields: the text as typed. */
@@ -114,7 +138,6 @@ function rootField(fields: Field[]): ObjectField {
     description: null,
     required: true,
     nullable: false,
-    default: undefined,
     kind: "object",
     fields,
   };
