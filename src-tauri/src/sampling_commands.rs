@@ -10,6 +10,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::Value;
 use tauri::{AppHandle, State};
+use wharf_core::config::edit::FieldError;
 use wharf_core::facade::ErrorCode;
 use wharf_core::sampling::prefs::{Limits, Policy, PreferenceRow};
 use wharf_core::sampling::provider::ProviderConfig;
@@ -170,9 +171,16 @@ pub async fn save_sampling_provider(
 fn checked_provider(provider: Option<&Value>) -> Reply<Option<ProviderConfig>> {
     match provider {
         None | Some(Value::Null) => Ok(None),
-        Some(value) => ProviderConfig::from_json(value)
-            .map(Some)
-            .map_err(|message| CommandError::new(ErrorCode::Invalid, message)),
+        Some(value) => ProviderConfig::from_json(value).map(Some).map_err(|e| {
+            let message = e.to_string();
+            let mut error = CommandError::new(ErrorCode::Invalid, message.clone());
+            error.fields = e
+                .key
+                .map(|field| FieldError { field, message })
+                .into_iter()
+                .collect();
+            error
+        }),
     }
 }
 

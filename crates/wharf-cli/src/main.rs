@@ -288,7 +288,7 @@ fn user_agent(cli: &Cli) -> Result<Arc<dyn UserAgent>, Failure> {
         // The suite plays a user who accepts forms as they come: what it checks is what Wharf fills in (defaults).
         return ScriptedAgent::parse(r#"{"elicitation_form": {"action": "accept"}}"#)
             .map(|agent| Arc::new(agent) as Arc<dyn UserAgent>)
-            .map_err(Failure);
+            .map_err(Failure::from);
     }
     if terminal::is_interactive() {
         return Ok(Arc::new(terminal::TerminalAgent));

@@ -240,7 +240,7 @@ impl UserAgent for DeclineAll {
 mod queue;
 mod scripted;
 pub use queue::{InputResolved, PendingInput, QuestionQueue, QueueEvent};
-pub use scripted::{AnswersError, ScriptedAgent};
+pub use scripted::{AnswersError, ScriptError, ScriptedAgent};
 
 #[cfg(test)]
 mod tests {
@@ -284,14 +284,25 @@ mod tests {
 
     #[test]
     fn bad_answers_files_are_clear_errors() {
-        assert!(
-            ScriptedAgent::parse(r#"{"elicitation": {"action": "accept"}}"#)
-                .unwrap_err()
-                .contains("elicitation")
-        );
-        assert!(ScriptedAgent::parse(r#"{"sampling": {"action": "maybe"}}"#)
-            .unwrap_err()
-            .contains("sampling"));
+        let refused = |text: &str| match ScriptedAgent::parse(text) {
+            Ok(_) => panic!("{text} was accepted"),
+            Err(e) => e,
+        };
+        let unknown = refused(r#"{"elicitation": {"action": "accept"}}"#);
+        assert!(matches!(&unknown, ScriptError::UnknownKind(k) if k == "elicitation"));
+        assert_eq!(unknown.to_string(), "unknown request kind \"elicitation\"");
+        let bad = refused(r#"{"sampling": {"action": "maybe"}}"#);
+        assert!(matches!(&bad, ScriptError::Answer { kind, .. } if kind == "sampling"));
+        assert!(bad.to_string().starts_with("\"sampling\": "), "{bad}");
+        assert!(matches!(refused("[1]"), ScriptError::NotAnObject));
+        assert!(matches!(
+            refused(r#"{"elicitation_form": {"action": "accept", "edit_reply": "x"}}"#),
+            ScriptError::EditReplyOutsideSampling { .. }
+        ));
+        assert!(matches!(
+            refused(r#"{"sampling": {"action": "accept", "edit_reply": 3}}"#),
+            ScriptError::EditReplyNotText { .. }
+        ));
     }
 
     #[tokio::test]

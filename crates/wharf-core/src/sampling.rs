@@ -225,7 +225,8 @@ pub async fn sample(s: Sampling<'_>) -> Result<Value, SamplingError> {
         Decision::Ask { reason } => (Policy::Ask, None, reason),
     };
     if let Some(limits) = &limits {
-        if let Err(why) = service.prefs.admit(s.server, limits) {
+        if let Err(limited) = service.prefs.admit(s.server, limits) {
+            let why = limited.to_string();
             notice(&s, NoticeCode::SamplingLimit, why.clone());
             return Err(SamplingError::Rejected(why));
         }

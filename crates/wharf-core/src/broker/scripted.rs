@@ -17,8 +17,28 @@ pub enum AnswersError {
         path: String,
         source: std::io::Error,
     },
-    #[error("answers file {path}: {message}")]
-    Invalid { path: String, message: String },
+    #[error("answers file {path}: {source}")]
+    Invalid { path: String, source: ScriptError },
+}
+
+/// What is wrong with an answers script; each message names the entry at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum ScriptError {
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+    #[error("the top level must be an object keyed by request kind")]
+    NotAnObject,
+    #[error("unknown request kind \"{0}\"")]
+    UnknownKind(String),
+    #[error("\"{kind}\": edit_reply must be a string")]
+    EditReplyNotText { kind: String },
+    #[error("\"{kind}\": edit_reply is for sampling only")]
+    EditReplyOutsideSampling { kind: String },
+    #[error("\"{kind}\": {source}")]
+    Answer {
+        kind: String,
+        source: serde_json::Error,
+    },
 }
 
 /// Answers from a `--answers` file: per kind one answer or a list consumed in order (the last one repeats).
@@ -43,21 +63,21 @@ impl ScriptedAgent {
             path: path.display().to_string(),
             source,
         })?;
-        Self::parse(&text).map_err(|message| AnswersError::Invalid {
+        Self::parse(&text).map_err(|source| AnswersError::Invalid {
             path: path.display().to_string(),
-            message,
+            source,
         })
     }
 
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let root: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    pub fn parse(text: &str) -> Result<Self, ScriptError> {
+        let root: Value = serde_json::from_str(text)?;
         let Value::Object(map) = root else {
-            return Err("the top level must be an object keyed by request kind".into());
+            return Err(ScriptError::NotAnObject);
         };
         let mut queues = std::collections::HashMap::new();
         for (key, value) in map {
             let kind: InputKind = serde_json::from_value(Value::String(key.clone()))
-                .map_err(|_| format!("unknown request kind \"{key}\""))?;
+                .map_err(|_| ScriptError::UnknownKind(key.clone()))?;
             let items = match value {
                 Value::Array(items) => items,
                 single => vec![single],
@@ -96,21 +116,25 @@ impl ScriptedAgent {
 }
 
 /// One entry: an answer (`{"action": ...}`), plus `edit_reply` for sampling.
-fn scripted(key: &str, item: Value) -> Result<Scripted, String> {
+fn scripted(key: &str, item: Value) -> Result<Scripted, ScriptError> {
+    let kind = || key.to_owned();
     let edit_reply = match item.get("edit_reply") {
         None | Some(Value::Null) => None,
         Some(Value::String(text)) => Some(text.clone()),
-        Some(_) => return Err(format!("\"{key}\": edit_reply must be a string")),
+        Some(_) => return Err(ScriptError::EditReplyNotText { kind: kind() }),
     };
     if edit_reply.is_some() && key != "sampling" {
-        return Err(format!("\"{key}\": edit_reply is for sampling only"));
+        return Err(ScriptError::EditReplyOutsideSampling { kind: kind() });
     }
     let mut answer = item;
     if let Value::Object(map) = &mut answer {
         map.remove("edit_reply");
     }
     let answer =
-        serde_json::from_value::<InputAnswer>(answer).map_err(|e| format!("\"{key}\": {e}"))?;
+        serde_json::from_value::<InputAnswer>(answer).map_err(|source| ScriptError::Answer {
+            kind: kind(),
+            source,
+        })?;
     Ok(Scripted { answer, edit_reply })
 }
 

@@ -106,6 +106,28 @@ pub enum PrefsError {
 
 const HOUR: Duration = Duration::from_secs(3600);
 
+/// A sampling request over the server's hourly limit; the message is a sentence for the user.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{}", rate_limit_sentence(.server, *.max, *.wait))]
+pub struct RateLimited {
+    pub server: String,
+    pub max: u32,
+    /// How long until the next request passes; `None` when the limit is zero and none ever will.
+    pub wait: Option<Duration>,
+}
+
+fn rate_limit_sentence(server: &str, max: u32, wait: Option<Duration>) -> String {
+    let plural = if max == 1 { "" } else { "s" };
+    match wait {
+        Some(wait) => format!(
+            "\"{server}\" has made its {max} sampling request{plural} allowed per hour; the next one is possible \
+             in {}.",
+            human_wait(wait)
+        ),
+        None => format!("Sampling requests from \"{server}\" are limited to 0 per hour."),
+    }
+}
+
 const CHANGED_REASON: &str =
     "its definition (command, arguments or URL) changed since you allowed it";
 const CHANGED_SESSION_REASON: &str =
@@ -270,14 +292,14 @@ impl SamplingPrefs {
         rows
     }
 
-    /// Counts a request of `server` against `limits.requests_per_hour` (a sliding hour, in memory). `Err` is a
-    /// sentence for the user; a refused request is not counted.
-    pub fn admit(&self, server: &str, limits: &Limits) -> Result<(), String> {
+    /// Counts a request of `server` against `limits.requests_per_hour` (a sliding hour, in memory). A refused
+    /// request is not counted.
+    pub fn admit(&self, server: &str, limits: &Limits) -> Result<(), RateLimited> {
         self.admit_at(server, limits, Instant::now())
     }
 
     /// [`admit`](Self::admit) at a given time, so that tests need no waiting.
-    pub fn admit_at(&self, server: &str, limits: &Limits, now: Instant) -> Result<(), String> {
+    pub fn admit_at(&self, server: &str, limits: &Limits, now: Instant) -> Result<(), RateLimited> {
         let Some(max) = limits.requests_per_hour else {
             return Ok(());
         };
@@ -293,20 +315,14 @@ impl SamplingPrefs {
             window.push_back(now);
             return Ok(());
         }
-        let plural = if max == 1 { "" } else { "s" };
-        match window.front() {
-            Some(oldest) => {
-                let wait = HOUR.saturating_sub(now.saturating_duration_since(*oldest));
-                Err(format!(
-                    "\"{server}\" has made its {max} sampling request{plural} allowed per hour; the next one is \
-                     possible in {}.",
-                    human_wait(wait)
-                ))
-            }
-            None => Err(format!(
-                "Sampling requests from \"{server}\" are limited to 0 per hour."
-            )),
-        }
+        let wait = window
+            .front()
+            .map(|oldest| HOUR.saturating_sub(now.saturating_duration_since(*oldest)));
+        Err(RateLimited {
+            server: server.to_string(),
+            max,
+            wait,
+        })
     }
 
     fn state(&self) -> MutexGuard<'_, State> {

@@ -61,38 +61,84 @@ pub struct ProviderConfig {
     pub models: Vec<String>,
 }
 
+/// A `sampling.provider` entry Wharf cannot use. The message is a sentence for the user that names the key; it
+/// never repeats an API key written in the file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ProviderConfigError {
+    /// The key at fault (`baseUrl`, `kind`...), or `None` when the entry as a whole is wrong.
+    pub key: Option<String>,
+    pub message: String,
+}
+
+impl ProviderConfigError {
+    fn at(key: &str, message: impl Into<String>) -> Self {
+        ProviderConfigError {
+            key: Some(key.to_owned()),
+            message: message.into(),
+        }
+    }
+
+    fn whole(message: impl Into<String>) -> Self {
+        ProviderConfigError {
+            key: None,
+            message: message.into(),
+        }
+    }
+}
+
 impl ProviderConfig {
     /// Reads mcp.json's `sampling.provider` object (keys `kind`, `baseUrl`, `model`, `apiKeySecret`, `models`).
     /// `baseUrl` defaults to the vendor's public endpoint. An API key written in the file is refused, never used:
     /// the error names the key, never its value.
-    pub fn from_json(v: &Value) -> Result<Self, String> {
-        let obj = v.as_object().ok_or("sampling.provider must be an object")?;
+    pub fn from_json(v: &Value) -> Result<Self, ProviderConfigError> {
+        let obj = v
+            .as_object()
+            .ok_or_else(|| ProviderConfigError::whole("sampling.provider must be an object"))?;
         if let Some(key) = ["apiKey", "api_key"].iter().find(|k| obj.contains_key(**k)) {
-            return Err(format!(
-                "sampling.provider.{key}: an API key is never read from mcp.json; store it in the OS keyring with \
-                 `wharf secret set NAME` (it reads the key from stdin), put NAME in `apiKeySecret`, and delete `{key}` \
-                 from the file"
+            return Err(ProviderConfigError::at(
+                key,
+                format!(
+                    "sampling.provider.{key}: an API key is never read from mcp.json; store it in the OS keyring \
+                     with `wharf secret set NAME` (it reads the key from stdin), put NAME in `apiKeySecret`, and \
+                     delete `{key}` from the file"
+                ),
             ));
         }
         let kind = match obj.get("kind") {
             Some(Value::String(s)) if s == "openai" => ProviderKind::Openai,
             Some(Value::String(s)) if s == "anthropic" => ProviderKind::Anthropic,
             Some(Value::String(s)) => {
-                return Err(format!(
+                return Err(ProviderConfigError::at(
+                    "kind",
+                    format!(
                     "sampling.provider.kind: `{s}` is not a provider kind (openai or anthropic)"
+                ),
                 ))
             }
             Some(_) => {
-                return Err("sampling.provider.kind must be a string (openai or anthropic)".into())
+                return Err(ProviderConfigError::at(
+                    "kind",
+                    "sampling.provider.kind must be a string (openai or anthropic)",
+                ))
             }
-            None => return Err("sampling.provider.kind is missing (openai or anthropic)".into()),
+            None => {
+                return Err(ProviderConfigError::at(
+                    "kind",
+                    "sampling.provider.kind is missing (openai or anthropic)",
+                ))
+            }
         };
         let base_url = match optional_string(obj, "baseUrl")? {
             Some(url) => check_base_url(&url)?,
             None => kind.default_base_url().to_string(),
         };
-        let model = optional_string(obj, "model")?
-            .ok_or("sampling.provider.model is missing (the model used by default)")?;
+        let model = optional_string(obj, "model")?.ok_or_else(|| {
+            ProviderConfigError::at(
+                "model",
+                "sampling.provider.model is missing (the model used by default)",
+            )
+        })?;
         let api_key_secret = optional_string(obj, "apiKeySecret")?;
         let models = match obj.get("models") {
             None | Some(Value::Null) => Vec::new(),
@@ -100,13 +146,18 @@ impl ProviderConfig {
                 .iter()
                 .map(|m| match m.as_str().map(str::trim) {
                     Some(s) if !s.is_empty() => Ok(s.to_string()),
-                    _ => Err(
-                        "sampling.provider.models must hold model names (non-empty strings)"
-                            .to_string(),
-                    ),
+                    _ => Err(ProviderConfigError::at(
+                        "models",
+                        "sampling.provider.models must hold model names (non-empty strings)",
+                    )),
                 })
                 .collect::<Result<_, _>>()?,
-            Some(_) => return Err("sampling.provider.models must be a list of model names".into()),
+            Some(_) => {
+                return Err(ProviderConfigError::at(
+                    "models",
+                    "sampling.provider.models must be a list of model names",
+                ))
+            }
         };
         Ok(ProviderConfig {
             kind,
@@ -119,31 +170,39 @@ impl ProviderConfig {
 }
 
 /// A present key must be a non-empty string; an empty one is a mistake worth naming, not "unset".
-fn optional_string(obj: &Map<String, Value>, key: &str) -> Result<Option<String>, String> {
+fn optional_string(
+    obj: &Map<String, Value>,
+    key: &str,
+) -> Result<Option<String>, ProviderConfigError> {
     match obj.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.trim().to_string())),
-        Some(_) => Err(format!(
-            "sampling.provider.{key} must be a non-empty string"
+        Some(_) => Err(ProviderConfigError::at(
+            key,
+            format!("sampling.provider.{key} must be a non-empty string"),
         )),
     }
 }
 
-fn check_base_url(raw: &str) -> Result<String, String> {
-    let url = url::Url::parse(raw)
-        .map_err(|e| format!("sampling.provider.baseUrl: `{raw}` is not a URL ({e})"))?;
+fn check_base_url(raw: &str) -> Result<String, ProviderConfigError> {
+    let bad = |message: String| ProviderConfigError::at("baseUrl", message);
+    let url = url::Url::parse(raw).map_err(|e| {
+        bad(format!(
+            "sampling.provider.baseUrl: `{raw}` is not a URL ({e})"
+        ))
+    })?;
     if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
-        return Err(format!(
+        return Err(bad(format!(
             "sampling.provider.baseUrl: `{raw}` must be an http:// or https:// URL"
-        ));
+        )));
     }
     // Credentials in the URL would be a key written in the file; the message does not repeat them.
     if url.password().is_some() || !url.username().is_empty() {
-        return Err(
+        return Err(bad(
             "sampling.provider.baseUrl must not carry credentials; store the key with `wharf secret set NAME` and \
              name it in `apiKeySecret`"
                 .into(),
-        );
+        ));
     }
     Ok(raw.trim_end_matches('/').to_string())
 }

@@ -291,18 +291,29 @@ pub fn resource_view(uri: &str, result: &Value) -> ResourceView {
     }
 }
 
+/// Why a resource's content cannot be saved as a file: the resource changed since it was shown, or its data is bad.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BlobError {
+    #[error("the resource has no content {0} any more")]
+    Gone(usize),
+    #[error("content {0} of the resource is not binary any more")]
+    NotBinary(usize),
+    #[error("the server sent data that is not valid base64")]
+    NotBase64,
+}
+
 /// The bytes of `contents[index]` of a read result, when it is a blob.
-pub fn blob_at(result: &Value, index: usize) -> Result<Vec<u8>, String> {
+pub fn blob_at(result: &Value, index: usize) -> Result<Vec<u8>, BlobError> {
     let item = result
         .get("contents")
         .and_then(Value::as_array)
         .and_then(|items| items.get(index))
-        .ok_or_else(|| format!("the resource has no content {index} any more"))?;
+        .ok_or(BlobError::Gone(index))?;
     let blob = item
         .get("blob")
         .and_then(Value::as_str)
-        .ok_or_else(|| format!("content {index} of the resource is not binary any more"))?;
-    decode(blob).ok_or_else(|| "the server sent data that is not valid base64".to_owned())
+        .ok_or(BlobError::NotBinary(index))?;
+    decode(blob).ok_or(BlobError::NotBase64)
 }
 
 /// A file name for a saved blob: the URI's last path segment (percent-decoded, stripped of anything a file name

@@ -218,13 +218,16 @@ fn a_blob_is_found_again_for_saving() {
         {"uri": "b", "blob": b64(b"\x00\x01binary")}
     ]});
     assert_eq!(blob_at(&result, 1).expect("blob"), b"\x00\x01binary");
-    assert!(blob_at(&result, 0)
-        .expect_err("text")
-        .contains("not binary"));
-    assert!(blob_at(&result, 5)
-        .expect_err("gone")
-        .contains("no content 5"));
-    assert!(blob_at(&json!({"contents": [{"blob": "!!"}]}), 0).is_err());
+    assert_eq!(blob_at(&result, 0), Err(BlobError::NotBinary(0)));
+    assert_eq!(blob_at(&result, 5), Err(BlobError::Gone(5)));
+    assert_eq!(
+        BlobError::Gone(5).to_string(),
+        "the resource has no content 5 any more"
+    );
+    assert_eq!(
+        blob_at(&json!({"contents": [{"blob": "!!"}]}), 0),
+        Err(BlobError::NotBase64)
+    );
     // Line-wrapped and unpadded base64 decode too.
     assert_eq!(decode("aGVs\nbG8=").expect("wrapped"), b"hello");
     assert_eq!(decode("aGVsbG8").expect("unpadded"), b"hello");

@@ -206,11 +206,16 @@ fn requests_per_hour_is_a_sliding_window() {
     prefs.admit_at("fs", &three, at(600)).unwrap();
     prefs.admit_at("fs", &three, at(1200)).unwrap();
     let refused = prefs.admit_at("fs", &three, at(1800)).unwrap_err();
-    assert!(
-        refused.contains("\"fs\"") && refused.contains('3'),
-        "{refused}"
+    assert_eq!(
+        (refused.server.as_str(), refused.max, refused.wait),
+        ("fs", 3, Some(Duration::from_secs(1800)))
     );
-    assert!(refused.contains("30 minutes"), "{refused}");
+    let sentence = refused.to_string();
+    assert!(
+        sentence.contains("\"fs\"") && sentence.contains('3'),
+        "{sentence}"
+    );
+    assert!(sentence.contains("30 minutes"), "{sentence}");
     // Another server has its own window.
     prefs.admit_at("web", &three, at(1800)).unwrap();
     // A refused request did not count: once the first one is an hour old, one more passes, and only one.
@@ -227,7 +232,12 @@ fn requests_per_hour_is_a_sliding_window() {
         requests_per_hour: Some(0),
         ..Limits::default()
     };
-    assert!(prefs.admit_at("none", &zero, at(0)).is_err());
+    let never = prefs.admit_at("none", &zero, at(0)).unwrap_err();
+    assert_eq!(never.wait, None);
+    assert!(
+        never.to_string().contains("limited to 0 per hour"),
+        "{never}"
+    );
 }
 
 #[test]

@@ -36,6 +36,8 @@ fn a_key_written_in_the_file_is_refused_without_repeating_it() {
             "kind": "openai", "model": "m", key: "sk-live-very-secret-value"
         }))
         .unwrap_err();
+        assert_eq!(err.key.as_deref(), Some(key));
+        let err = err.to_string();
         assert!(err.contains(key), "{err}");
         assert!(err.contains("wharf secret set"), "{err}");
         assert!(!err.contains("sk-live"), "{err}");
@@ -44,47 +46,56 @@ fn a_key_written_in_the_file_is_refused_without_repeating_it() {
         "kind": "openai", "model": "m", "baseUrl": "https://user:sk-live-secret@example.com/v1"
     }))
     .unwrap_err();
-    assert!(!err.contains("sk-live"), "{err}");
+    assert_eq!(err.key.as_deref(), Some("baseUrl"));
+    assert!(!err.to_string().contains("sk-live"), "{err}");
 }
 
 #[test]
 fn config_errors_name_the_field() {
     let cases = [
-        (json!([]), "must be an object"),
-        (json!({"model": "m"}), "kind is missing"),
+        (json!([]), None, "must be an object"),
+        (json!({"model": "m"}), Some("kind"), "kind is missing"),
         (
             json!({"kind": "gemini", "model": "m"}),
+            Some("kind"),
             "`gemini` is not a provider kind",
         ),
-        (json!({"kind": "openai"}), "model is missing"),
+        (json!({"kind": "openai"}), Some("model"), "model is missing"),
         (
             json!({"kind": "openai", "model": ""}),
+            Some("model"),
             "model must be a non-empty string",
         ),
         (
             json!({"kind": "openai", "model": "m", "baseUrl": "ftp://x"}),
+            Some("baseUrl"),
             "baseUrl",
         ),
         (
             json!({"kind": "openai", "model": "m", "baseUrl": "not a url"}),
+            Some("baseUrl"),
             "baseUrl",
         ),
         (
             json!({"kind": "openai", "model": "m", "models": "m"}),
+            Some("models"),
             "models must be a list",
         ),
         (
             json!({"kind": "openai", "model": "m", "models": [1]}),
+            Some("models"),
             "models must hold",
         ),
         (
             json!({"kind": "openai", "model": "m", "apiKeySecret": 3}),
+            Some("apiKeySecret"),
             "apiKeySecret",
         ),
     ];
-    for (input, expected) in cases {
+    for (input, key, expected) in cases {
         let err = ProviderConfig::from_json(&input).unwrap_err();
-        assert!(err.contains(expected), "{input}: {err}");
+        assert_eq!(err.key.as_deref(), key, "{input}");
+        assert!(err.message.contains(expected), "{input}: {err}");
     }
 }
 
