@@ -7,16 +7,16 @@
 //! having to yield to the scheduler on every answer.
 
 use std::collections::{HashMap, VecDeque};
+use std::future::poll_fn;
 use std::sync::{Arc, Mutex};
+use std::task::{Poll, Waker};
 
+use crate::events::{EventSink, HostEvent, NoticeCode};
 use rmcp::model::{
     JsonRpcMessage, JsonRpcNotification, ProgressNotificationParam, ProgressToken,
     ServerNotification,
 };
 use rmcp::service::{RoleClient, RxJsonRpcMessage};
-use tokio::sync::mpsc;
-
-use crate::events::{EventSink, HostEvent, NoticeCode};
 
 /// Progress notifications routed to the call that asked for them. A notification can beat the registration of its
 /// token (the server answers while the caller is still being handed its request id), so unclaimed ones wait in a
@@ -38,9 +38,14 @@ const UNCLAIMED_KEPT: usize = 64;
 
 /// Where one call's progress goes. The spec says progress increases with each notification: one that does not
 /// (a server counting down, or replaying) is dropped, so it can neither confuse the user nor keep a call alive.
-#[derive(Debug)]
+///
+/// The queue lives in the router rather than in a channel per call: most calls never see progress, and a channel
+/// would be allocated for each of them on the hottest path Wharf has.
+#[derive(Debug, Default)]
 struct Route {
-    tx: mpsc::UnboundedSender<ProgressNotificationParam>,
+    queue: VecDeque<ProgressNotificationParam>,
+    /// The call waiting for its next notification.
+    waiting: Option<Waker>,
     last: Option<f64>,
     /// The user was told this call's progress went backwards (once per call).
     told: bool,
@@ -67,7 +72,10 @@ impl Route {
             }
             _ => {
                 self.last = Some(params.progress);
-                let _ = self.tx.send(params.clone());
+                self.queue.push_back(params.clone());
+                if let Some(waker) = self.waiting.take() {
+                    waker.wake();
+                }
                 Admitted::Pass
             }
         }
@@ -76,7 +84,6 @@ impl Route {
 
 impl ProgressRouter {
     pub fn register(&self, token: ProgressToken) -> ProgressGuard {
-        let (tx, rx) = mpsc::unbounded_channel();
         if let Ok(mut state) = self.0.lock() {
             let early: Vec<_> = state
                 .unclaimed
@@ -85,11 +92,7 @@ impl ProgressRouter {
                 .cloned()
                 .collect();
             state.unclaimed.retain(|p| p.progress_token != token);
-            let mut route = Route {
-                tx,
-                last: None,
-                told: false,
-            };
+            let mut route = Route::default();
             for p in &early {
                 if !matches!(route.admit(p), Admitted::Pass) {
                     // Too early for a notice (the call is still being set up); the next one tells.
@@ -101,7 +104,6 @@ impl ProgressRouter {
         ProgressGuard {
             router: self.clone(),
             token,
-            rx,
         }
     }
 
@@ -169,7 +171,34 @@ impl Drop for CallInFlight {
 pub struct ProgressGuard {
     router: ProgressRouter,
     token: ProgressToken,
-    pub rx: mpsc::UnboundedReceiver<ProgressNotificationParam>,
+}
+
+impl ProgressGuard {
+    /// The next notification that passed, waiting for it. Cancel-safe: nothing is taken until it is returned.
+    pub async fn recv(&mut self) -> ProgressNotificationParam {
+        poll_fn(|cx| {
+            let Ok(mut state) = self.router.0.lock() else {
+                return Poll::Pending;
+            };
+            let Some(route) = state.routes.get_mut(&self.token) else {
+                return Poll::Pending;
+            };
+            match route.queue.pop_front() {
+                Some(p) => Poll::Ready(p),
+                None => {
+                    route.waiting = Some(cx.waker().clone());
+                    Poll::Pending
+                }
+            }
+        })
+        .await
+    }
+
+    /// The next notification that passed, if one is waiting.
+    pub fn try_recv(&mut self) -> Option<ProgressNotificationParam> {
+        let mut state = self.router.0.lock().ok()?;
+        state.routes.get_mut(&self.token)?.queue.pop_front()
+    }
 }
 
 impl Drop for ProgressGuard {
@@ -244,7 +273,7 @@ mod tests {
             told.extend(router.route(ProgressNotificationParam::new(token(1), progress)));
         }
         let mut passed = Vec::new();
-        while let Ok(p) = call.rx.try_recv() {
+        while let Some(p) = call.try_recv() {
             passed.push(p.progress);
         }
         assert_eq!(passed, [5.0, 6.0, 7.0]);
@@ -255,7 +284,40 @@ mod tests {
             router.route(ProgressNotificationParam::new(token(2), 1.0)),
             None
         );
-        assert_eq!(other.rx.try_recv().map(|p| p.progress).ok(), Some(1.0));
+        assert_eq!(other.try_recv().map(|p| p.progress), Some(1.0));
+    }
+
+    /// A call waiting for progress is woken by the notification that passes, and only then has it.
+    #[test]
+    fn a_waiting_call_is_woken_by_its_progress() {
+        use std::future::Future;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::task::{Context, Wake};
+
+        struct Count(AtomicUsize);
+        impl Wake for Count {
+            fn wake(self: Arc<Self>) {
+                self.0.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        let woken = Arc::new(Count(AtomicUsize::new(0)));
+        let waker = Waker::from(woken.clone());
+        let mut cx = Context::from_waker(&waker);
+
+        let router = ProgressRouter::default();
+        let mut call = router.register(token(3));
+        let mut next = Box::pin(call.recv());
+        assert!(next.as_mut().poll(&mut cx).is_pending());
+        // Another call's progress does not wake this one.
+        let _other = router.register(token(4));
+        router.route(ProgressNotificationParam::new(token(4), 1.0));
+        assert_eq!(woken.0.load(Ordering::SeqCst), 0);
+        router.route(ProgressNotificationParam::new(token(3), 2.0));
+        assert_eq!(woken.0.load(Ordering::SeqCst), 1);
+        match next.as_mut().poll(&mut cx) {
+            Poll::Ready(p) => assert_eq!(p.progress, 2.0),
+            Poll::Pending => panic!("woken but nothing to take"),
+        }
     }
 
     /// The transport's tap delivers progress the moment it is read, before the answer that follows it reaches rmcp,
@@ -276,7 +338,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1}}"#,
         );
         assert!(tap.take(progress).is_none(), "progress is the tap's");
-        assert_eq!(call.rx.try_recv().map(|p| p.progress).ok(), Some(1.0));
+        assert_eq!(call.try_recv().map(|p| p.progress), Some(1.0));
         for other in [
             r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#,
             r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#,

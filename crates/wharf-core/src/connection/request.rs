@@ -25,7 +25,10 @@ impl Connection {
         args: Option<JsonObject>,
         options: &CallOptions,
     ) -> Result<Value, ConnectionError> {
-        if options.on_behalf_of_user && self.path_arguments != PathArgumentPolicy::Allow {
+        if options.on_behalf_of_user
+            && self.path_arguments != PathArgumentPolicy::Allow
+            && !self.takes_no_paths(tool)
+        {
             // Boxed, as every rare branch's future (see `request`).
             Box::pin(self.check_path_arguments(tool, args.as_ref())).await?;
         }
@@ -166,13 +169,13 @@ impl Connection {
             tokio::select! {
                 // Progress first: a server's last notification often travels right before its answer.
                 biased;
-                Some(p) = progress.rx.recv() => {
+                p = progress.recv() => {
                     deadline = tokio::time::Instant::now() + timeout;
                     self.emit_progress(&options.label, &p);
                 }
                 result = &mut response => {
                     // Progress sent before the answer was routed as it was read (`super::progress`): all here.
-                    while let Ok(p) = progress.rx.try_recv() {
+                    while let Some(p) = progress.try_recv() {
                         self.emit_progress(&options.label, &p);
                     }
                     return match result.map_err(|e| self.map_service_error(e)) {

@@ -49,6 +49,18 @@ impl Connection {
         Ok(Arc::new(self.list_tools().await?))
     }
 
+    /// Whether the kept tool list, still current, already says that `tool` takes no path argument: the answer of
+    /// nearly every call, given without a future (the check's own is large, and would be allocated per call).
+    pub(super) fn takes_no_paths(&self, tool: &str) -> bool {
+        let Ok(kept) = self.tools.lock() else {
+            return false;
+        };
+        kept.as_ref().is_some_and(|k| {
+            k.version == self.tools_version.get()
+                && k.path_params.get(tool).is_some_and(|p| p.is_empty())
+        })
+    }
+
     /// The path parameters of `tool` from the list `list` (and what of its schema cannot be followed), found once
     /// per kept list.
     pub(crate) fn path_params(

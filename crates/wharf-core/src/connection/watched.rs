@@ -1,6 +1,8 @@
 //! A transport wrapper that tells when the server's side has gone: rmcp ends its service loop quietly, and the host
 //! needs to know at once to fail in-flight calls with a reason and to restart the server.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -19,6 +21,11 @@ pub struct Watched<T> {
     inner: T,
     closed: CancellationToken,
     process: Option<ProcessEnd>,
+    /// Resolves once the process has exited and its output had its grace. Made once, not per message: the stream
+    /// is read once per message, and a watch made anew each time was a cost on every call.
+    orphaned: Option<Pin<Box<dyn Future<Output = Exit> + Send>>>,
+    /// The stream was ended for output left orphaned: it stays ended.
+    ended: bool,
     progress: Option<ProgressTap>,
 }
 
@@ -36,6 +43,8 @@ impl<T> Watched<T> {
                 inner,
                 closed: closed.clone(),
                 process: None,
+                orphaned: None,
+                ended: false,
                 progress: None,
             },
             closed,
@@ -50,18 +59,14 @@ impl<T> Watched<T> {
 
     /// Also ends the stream shortly after the process exits, whether or not its output reached its end.
     pub fn ending_with(mut self, process: ProcessEnd) -> Self {
+        self.orphaned = Some(Box::pin(orphaned(process.exit.clone())));
         self.process = Some(process);
         self
     }
 }
 
-/// Resolves `ORPHANED_OUTPUT_GRACE` after the process exited (the deadline does not move, however often it is
-/// polled anew); never, when there is no process to watch.
-async fn orphaned(process: Option<&ProcessEnd>) -> Exit {
-    let Some(process) = process else {
-        return std::future::pending().await;
-    };
-    let mut rx = process.exit.clone();
+/// Resolves `ORPHANED_OUTPUT_GRACE` after the process exited; never, if the watch ends without an exit.
+async fn orphaned(mut rx: tokio::sync::watch::Receiver<Option<Exit>>) -> Exit {
     let exit = match rx.wait_for(Option::is_some).await {
         Ok(exit) => *exit,
         Err(_) => None,
@@ -71,6 +76,14 @@ async fn orphaned(process: Option<&ProcessEnd>) -> Exit {
     };
     tokio::time::sleep_until(exit.at + ORPHANED_OUTPUT_GRACE).await;
     exit
+}
+
+/// The orphaned-output deadline, if there is a process to watch; else never.
+async fn until_orphaned(orphaned: &mut Option<Pin<Box<dyn Future<Output = Exit> + Send>>>) -> Exit {
+    match orphaned {
+        Some(deadline) => deadline.as_mut().await,
+        None => std::future::pending().await,
+    }
 }
 
 impl<T: Transport<RoleClient>> Transport<RoleClient> for Watched<T> {
@@ -104,16 +117,27 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Watched<T> {
 
 impl<T: Transport<RoleClient>> Watched<T> {
     async fn next(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
-        let message = tokio::select! {
+        if self.ended {
+            return None;
+        }
+        let next = tokio::select! {
             // What the server wrote before it exited is still read first.
             biased;
-            message = self.inner.receive() => message,
-            exit = orphaned(self.process.as_ref()) => {
+            message = self.inner.receive() => Ok(message),
+            exit = until_orphaned(&mut self.orphaned) => Err(exit),
+        };
+        let message = match next {
+            Ok(message) => message,
+            Err(exit) => {
+                self.ended = true;
+                self.orphaned = None;
                 if let Some(process) = &self.process {
                     use std::os::unix::process::ExitStatusExt;
                     let status = match exit.status.map(|s| (s.code(), s.signal())) {
                         Some((Some(code), _)) => format!("the server exited with status {code}"),
-                        Some((None, Some(signal))) => format!("the server was killed by signal {signal}"),
+                        Some((None, Some(signal))) => {
+                            format!("the server was killed by signal {signal}")
+                        }
                         _ => "the server exited".to_string(),
                     };
                     if let Ok(mut reason) = process.reason.lock() {

@@ -2,12 +2,13 @@
 //! needs and rmcp leaves to us. Every bad line becomes a `server_error` event and the connection goes on; a line over
 //! the size limit disconnects the server before it can grow memory.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{
-    ClientJsonRpcMessage, ErrorCode, JsonRpcMessage, RequestId, ServerJsonRpcMessage, ServerResult,
+    CallToolResult, ClientJsonRpcMessage, ClientRequest, ErrorCode, JsonRpcMessage,
+    JsonRpcResponse, RequestId, ServerJsonRpcMessage, ServerResult,
 };
 use rmcp::service::RoleClient;
 use rmcp::transport::Transport;
@@ -29,8 +30,9 @@ pub struct StdioTransport {
     reader: Reader,
     line: Vec<u8>,
     writer: Arc<tokio::sync::Mutex<Option<Writer>>>,
-    /// Ids of requests we sent and have not seen answered: a response to anything else is reported, not delivered.
-    pending: Arc<Mutex<HashSet<RequestId>>>,
+    /// Requests we sent and have not seen answered, with what each expects back: a response to anything else is
+    /// reported, not delivered.
+    pending: Arc<Mutex<HashMap<RequestId, Expecting>>>,
     /// Ids whose late answers are expected and dropped quietly (a probe that timed out).
     ignored: HashSet<RequestId>,
     max_message_bytes: usize,
@@ -39,6 +41,15 @@ pub struct StdioTransport {
     close_reason: Arc<Mutex<Option<String>>>,
     /// The rest of an oversized line is being skipped: read and dropped, never held.
     skipping: bool,
+}
+
+/// What a request we sent expects as its answer, as far as reading the answer goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Expecting {
+    /// A `tools/call`: its result is read as a tool result, whatever other result shape it also resembles.
+    ToolResult,
+    /// Anything else: the result is read by trying each result shape in turn.
+    AnyResult,
 }
 
 /// What `server/discover` told us about the server's era.
@@ -87,8 +98,8 @@ impl StdioTransport {
         let id = RequestId::String(PROBE_ID.into());
         let request = json!({"jsonrpc": "2.0", "id": PROBE_ID, "method": "server/discover",
                              "params": {"_meta": meta}});
-        if let Ok(mut set) = self.pending.lock() {
-            set.insert(id.clone());
+        if let Ok(mut pending) = self.pending.lock() {
+            pending.insert(id.clone(), Expecting::AnyResult);
         }
         if self
             .write_line(request.to_string().into_bytes())
@@ -141,8 +152,8 @@ impl StdioTransport {
     }
 
     fn forget(&self, id: &RequestId) {
-        if let Ok(mut set) = self.pending.lock() {
-            set.remove(id);
+        if let Ok(mut pending) = self.pending.lock() {
+            pending.remove(id);
         }
     }
 
@@ -240,7 +251,10 @@ impl StdioTransport {
         // Straight from the bytes: this is every message's path. The line is parsed a second time, as plain JSON,
         // only when Wharf must see it as written (a server's request, an input-required result; both rare) or to
         // say what was wrong with it.
-        let parsed = serde_json::from_slice::<ServerJsonRpcMessage>(text);
+        let parsed = match self.read_as_tool_result(text) {
+            Some(message) => Ok(message),
+            None => serde_json::from_slice::<ServerJsonRpcMessage>(text),
+        };
         let message = match parsed {
             Ok(m) if !needs_screening(&m) => m,
             parsed => {
@@ -292,8 +306,7 @@ impl StdioTransport {
                 let known = self
                     .pending
                     .lock()
-                    .map(|mut s| s.remove(&id))
-                    .unwrap_or(false);
+                    .is_ok_and(|mut pending| pending.remove(&id).is_some());
                 if known {
                     Some(message)
                 } else if self.ignored.remove(&id) {
@@ -311,6 +324,23 @@ impl StdioTransport {
                 }
             }
         }
+    }
+
+    /// The answer to a pending `tools/call`, read straight as a tool result. rmcp reads a result by trying each of its
+    /// twenty result shapes in order, and a tool result comes sixteenth: each failed try costs a formatted error,
+    /// and a tool result that also carries a field of an earlier shape (`messages`, `action`, `tools`) would be read
+    /// as that shape and lose its content. `None` for every other line, and for a tool result rmcp must judge
+    /// (input required, or none of a tool result's fields): the general reading takes those.
+    fn read_as_tool_result(&self, text: &[u8]) -> Option<ServerJsonRpcMessage> {
+        let response = serde_json::from_slice::<JsonRpcResponse<CallToolResult>>(text).ok()?;
+        let expecting = self.pending.lock().ok()?.get(&response.id).copied();
+        (expecting == Some(Expecting::ToolResult)).then(|| {
+            JsonRpcMessage::Response(JsonRpcResponse {
+                jsonrpc: response.jsonrpc,
+                id: response.id,
+                result: ServerResult::CallToolResult(response.result),
+            })
+        })
     }
 
     /// Reports a line that is JSON but not a message Wharf can take; an answer to a request we sent still settles it.
@@ -365,8 +395,7 @@ impl StdioTransport {
         let pending = self
             .pending
             .lock()
-            .map(|mut s| s.remove(&id))
-            .unwrap_or(false);
+            .is_ok_and(|mut pending| pending.remove(&id).is_some());
         if !pending {
             return None;
         }
@@ -487,8 +516,12 @@ impl Transport<RoleClient> for StdioTransport {
         item: ClientJsonRpcMessage,
     ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
         if let JsonRpcMessage::Request(r) = &item {
-            if let Ok(mut set) = self.pending.lock() {
-                set.insert(r.id.clone());
+            let expecting = match r.request {
+                ClientRequest::CallToolRequest(_) => Expecting::ToolResult,
+                _ => Expecting::AnyResult,
+            };
+            if let Ok(mut pending) = self.pending.lock() {
+                pending.insert(r.id.clone(), expecting);
             }
         }
         let bytes = serde_json::to_vec(&item);

@@ -47,7 +47,10 @@ async fn an_oversized_line_is_skipped_unread_its_request_fails_and_the_stream_go
     let (mut server_end, client_end) = tokio::io::duplex(1 << 12);
     let (sink, seen) = collecting_sink();
     let mut t = StdioTransport::new("s", client_end, tokio::io::sink(), 100, sink);
-    t.pending.lock().unwrap().insert(RequestId::Number(7));
+    t.pending
+        .lock()
+        .unwrap()
+        .insert(RequestId::Number(7), Expecting::AnyResult);
     let writer = tokio::spawn(async move {
         // Far more than the limit and than the pipe holds: the reader must skip it as it comes, not buffer it.
         server_end
@@ -172,4 +175,69 @@ async fn silent_server_is_legacy_after_our_timeout_and_its_late_answer_is_droppe
         Some(JsonRpcMessage::Notification(_))
     ));
     assert!(codes(&seen).is_empty());
+}
+
+/// The answer to a `tools/call` is read as a tool result even when it also carries a field of a result shape rmcp
+/// tries first (`messages` is a prompt's): read the general way it would become a prompt and lose its content. The
+/// same line answering another request is read the general way, and a tool call that needs input still reaches the
+/// input-required reading.
+#[tokio::test]
+async fn a_tool_calls_answer_is_read_as_a_tool_result() {
+    let (mut server_end, client_end) = tokio::io::duplex(1 << 16);
+    let (sink, seen) = collecting_sink();
+    let mut t = StdioTransport::new("s", client_end, tokio::io::sink(), 1 << 20, sink);
+    let call = |id: i64| {
+        ClientJsonRpcMessage::request(
+            ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(
+                rmcp::model::CallToolRequestParams::new("echo"),
+            )),
+            RequestId::Number(id),
+        )
+    };
+    let prompt = ClientJsonRpcMessage::request(
+        ClientRequest::GetPromptRequest(rmcp::model::GetPromptRequest::new(
+            rmcp::model::GetPromptRequestParams::new("p"),
+        )),
+        RequestId::Number(2),
+    );
+    t.send(call(1)).await.unwrap();
+    t.send(prompt).await.unwrap();
+    t.send(call(3)).await.unwrap();
+    let both = r#"{"content":[{"type":"text","text":"hi"}],"messages":[]}"#;
+    for (id, result) in [
+        (1, both),
+        (2, both),
+        (3, r#"{"resultType":"input_required","inputRequests":{}}"#),
+    ] {
+        let line = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{result}}}\n");
+        server_end.write_all(line.as_bytes()).await.unwrap();
+    }
+    let mut results = Vec::new();
+    for _ in 0..2 {
+        match t.receive().await {
+            Some(JsonRpcMessage::Response(r)) => results.push(r.result),
+            other => panic!("expected a response, got {other:?}"),
+        }
+    }
+    match &results[0] {
+        ServerResult::CallToolResult(r) => assert_eq!(r.content.len(), 1),
+        other => panic!("the tool call's answer was read as {other:?}"),
+    }
+    assert!(
+        matches!(results[1], ServerResult::GetPromptResult(_)),
+        "the prompt's answer: {:?}",
+        results[1]
+    );
+    // Input required travels as an error that keeps the result as written (see `crate::raw_message`).
+    match t.receive().await {
+        Some(JsonRpcMessage::Error(e)) => {
+            let data = e.error.data.unwrap_or_default();
+            assert!(
+                crate::raw_message::input_required(e.error.code.0, Some(&data)).is_some(),
+                "{data}"
+            );
+        }
+        other => panic!("input required was read as {other:?}"),
+    }
+    assert!(codes(&seen).is_empty(), "{:?}", codes(&seen));
 }
