@@ -26,6 +26,7 @@ pub mod secrets;
 pub mod serve;
 pub mod uri_template;
 pub mod user_dirs;
+pub mod user_store;
 pub mod view;
 pub mod workspace;
 

@@ -2,20 +2,17 @@
 //! `$XDG_CONFIG_HOME/wharf/sampling.json` beside mcp.json, plus "allow for this session" kept in memory only.
 //!
 //! A server is its name and its definition hash together: an `allow` given to one definition does not carry over to
-//! a changed one (another command or URL under the same name), which asks again and says why. The file may be
-//! written by two Wharf processes at once (the app and `wharf`), so every write re-reads it under a lock and merges
-//! its one change; a corrupt file is set aside and reported, never silently reset.
+//! a changed one (another command or URL under the same name), which asks again and says why. The file is a
+//! `UserStore`: shared by every Wharf process of the user, a corrupt file set aside and reported.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-mod file;
-
-use file::{Loaded, Stamp, Unusable};
+use crate::user_store::{StoreError, StoreKind, UserStore};
 
 /// What the user chose for a server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ts_rs::TS)]
@@ -88,21 +85,8 @@ pub enum Decision {
     Deny,
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum PrefsError {
-    #[error("could not {action} {}: {source}", path.display())]
-    Io {
-        action: &'static str,
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error(
-        "{} was written by a newer Wharf (format version {version}); this one leaves it as it is and cannot change it",
-        path.display()
-    )]
-    NewerVersion { path: PathBuf, version: u64 },
-}
+/// A preference that could not be stored.
+pub type PrefsError = StoreError;
 
 const HOUR: Duration = Duration::from_secs(3600);
 
@@ -133,30 +117,26 @@ const CHANGED_REASON: &str =
 const CHANGED_SESSION_REASON: &str =
     "its definition (command, arguments or URL) changed since you allowed it for this session";
 
+static PREFS_FILE: StoreKind = StoreKind {
+    section: "servers",
+    entry: "server",
+    label: "sampling preferences",
+    meanwhile: "every server will ask before sampling",
+};
+
 /// The preferences of this user, shared by the whole host (`Send + Sync`).
 #[derive(Debug)]
 pub struct SamplingPrefs {
-    path: PathBuf,
+    stored: UserStore<ServerPreference>,
     state: Mutex<State>,
 }
 
+/// What is kept in memory only.
 #[derive(Debug, Default)]
 struct State {
-    /// The file as last read, and which version of it that was (`None`: nothing cached, read it).
-    seen: Option<Seen>,
-    servers: BTreeMap<String, ServerPreference>,
     session: HashMap<String, SessionAllow>,
     /// Admitted requests of the last hour per server, oldest first.
     windows: HashMap<String, VecDeque<Instant>>,
-    notices: Vec<String>,
-    /// The last problem reported, so that a file that stays unreadable is reported once, not on every request.
-    last_problem: Option<String>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Seen {
-    Missing,
-    File(Stamp),
 }
 
 #[derive(Debug, Clone)]
@@ -169,16 +149,11 @@ impl SamplingPrefs {
     /// Reads the preferences at `path`. The string is a notice for the user when the file could not be used (set
     /// aside as corrupt, unreadable, or from a newer Wharf); defaults (everything asks) apply then.
     pub fn open(path: PathBuf) -> (SamplingPrefs, Option<String>) {
+        let (stored, notice) = UserStore::open(path, &PREFS_FILE);
         let prefs = SamplingPrefs {
-            path,
+            stored,
             state: Mutex::new(State::default()),
         };
-        let notices = {
-            let mut state = prefs.state();
-            prefs.refresh(&mut state);
-            std::mem::take(&mut state.notices)
-        };
-        let notice = (!notices.is_empty()).then(|| notices.join(" "));
         (prefs, notice)
     }
 
@@ -188,21 +163,21 @@ impl SamplingPrefs {
     }
 
     pub fn path(&self) -> &Path {
-        &self.path
+        self.stored.path()
     }
 
     /// Notices that arose after `open` (the file turned corrupt or unreadable later, found by a read or a write);
     /// each is given once.
     pub fn take_notices(&self) -> Vec<String> {
-        std::mem::take(&mut self.state().notices)
+        self.stored.take_notices()
     }
 
     /// The decision for a request of `server`, whose current definition hashes to `definition_hash`. Reads the
     /// file again if it changed, so a choice made in another Wharf applies at once.
     pub fn decide(&self, server: &str, definition_hash: &str) -> Decision {
-        let mut state = self.state();
-        self.refresh(&mut state);
-        let stored = state.servers.get(server);
+        let stored = self.stored.read(|servers| servers.get(server).cloned());
+        let stored = stored.as_ref();
+        let state = self.state();
         let session = state.session.get(server);
         // Deny wins over everything, a changed definition included: it never needs confirming again.
         if stored.is_some_and(|p| p.policy == Policy::Deny) {
@@ -243,19 +218,17 @@ impl SamplingPrefs {
             limits,
             definition_hash: definition_hash.to_string(),
         };
-        // The file lock is taken without holding the state, and the state after it is released: `refresh` takes
-        // them the other way round.
-        let updated = file::update(&self.path, |doc| doc.set(server, &pref));
-        self.after_update(server, updated)
+        self.stored.set(server, pref)?;
+        self.state().session.remove(server);
+        Ok(())
     }
 
-    /// Removes what is stored for `server`, and its session allow: it asks again.
+    /// Removes what is stored for `server`, and its session allow: it asks again. The session allow is kept if the
+    /// write failed, so that the user's last choice still holds.
     pub fn forget(&self, server: &str) -> Result<(), PrefsError> {
-        let updated = file::update(&self.path, |doc| {
-            doc.remove(server);
-            Ok(())
-        });
-        self.after_update(server, updated)
+        self.stored.remove(server)?;
+        self.state().session.remove(server);
+        Ok(())
     }
 
     /// "Allow for this session": kept in memory only, never written; gone with this `SamplingPrefs`.
@@ -271,13 +244,17 @@ impl SamplingPrefs {
 
     /// Every stored preference and every session allow, by server name (a server may have both).
     pub fn list(&self) -> Vec<PreferenceRow> {
-        let mut state = self.state();
-        self.refresh(&mut state);
-        let stored = state.servers.iter().map(|(name, pref)| PreferenceRow {
-            server: name.clone(),
-            preference: pref.clone(),
-            session_only: false,
+        let stored: Vec<PreferenceRow> = self.stored.read(|servers| {
+            servers
+                .iter()
+                .map(|(name, pref)| PreferenceRow {
+                    server: name.clone(),
+                    preference: pref.clone(),
+                    session_only: false,
+                })
+                .collect()
         });
+        let state = self.state();
         let session = state.session.iter().map(|(name, allow)| PreferenceRow {
             server: name.clone(),
             preference: ServerPreference {
@@ -287,7 +264,7 @@ impl SamplingPrefs {
             },
             session_only: true,
         });
-        let mut rows: Vec<PreferenceRow> = stored.chain(session).collect();
+        let mut rows: Vec<PreferenceRow> = stored.into_iter().chain(session).collect();
         rows.sort_by(|a, b| (&a.server, a.session_only).cmp(&(&b.server, b.session_only)));
         rows
     }
@@ -328,117 +305,6 @@ impl SamplingPrefs {
     fn state(&self) -> MutexGuard<'_, State> {
         // The state is consistent after every statement that changes it, so a panic elsewhere leaves it usable.
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Brings `state.servers` up to the file, reading it only when it changed.
-    fn refresh(&self, state: &mut State) {
-        // A corrupt file is set aside and what is there then is read: twice at most, so that a file corrupted again
-        // and again cannot hold a request up.
-        for _ in 0..2 {
-            if !self.refresh_once(state) {
-                return;
-            }
-        }
-    }
-
-    /// One read; true when the file was corrupt, was dealt with, and should be read again.
-    fn refresh_once(&self, state: &mut State) -> bool {
-        let known = match state.seen {
-            Some(Seen::File(stamp)) => Some(stamp),
-            _ => None,
-        };
-        let loaded = match file::load(&self.path, known) {
-            Ok(None) => return false,
-            Ok(Some(loaded)) => loaded,
-            Err(e) => {
-                // Unknown contents: nothing is allowed or denied from it until it can be read again.
-                state.seen = None;
-                state.servers.clear();
-                let problem = format!(
-                    "The sampling preferences file {} could not be read ({e}); every server will ask before \
-                     sampling until it can be.",
-                    self.path.display()
-                );
-                report(state, problem);
-                return false;
-            }
-        };
-        match loaded {
-            Loaded::Missing => {
-                if state.seen != Some(Seen::Missing) {
-                    state.servers.clear();
-                    state.seen = Some(Seen::Missing);
-                }
-                state.last_problem = None;
-            }
-            Loaded::Read {
-                stamp,
-                doc: Ok(doc),
-            } => {
-                state.servers = doc.servers;
-                state.seen = Some(Seen::File(stamp));
-                state.last_problem = None;
-            }
-            Loaded::Read {
-                stamp,
-                doc: Err(Unusable::Newer(version)),
-            } => {
-                state.servers.clear();
-                state.seen = Some(Seen::File(stamp));
-                let problem = PrefsError::NewerVersion {
-                    path: self.path.clone(),
-                    version,
-                }
-                .to_string()
-                    + "; every server will ask before sampling.";
-                report(state, problem);
-            }
-            Loaded::Read {
-                doc: Err(Unusable::Corrupt(_)),
-                ..
-            } => {
-                state.servers.clear();
-                // Set aside under the lock, after checking again that it is still corrupt: another Wharf may have
-                // done it, or replaced the file, in between. The next read then finds whatever is there now.
-                state.seen = None;
-                match file::set_aside_if_corrupt(&self.path) {
-                    Ok(Some(notice)) => {
-                        report(state, notice);
-                        return true;
-                    }
-                    Ok(None) => return true,
-                    Err(e) => report(
-                        state,
-                        format!(
-                            "The sampling preferences file {} is corrupt and could not be moved aside ({e}); \
-                             every server will ask before sampling.",
-                            self.path.display()
-                        ),
-                    ),
-                }
-            }
-        }
-        false
-    }
-
-    /// After a write of `server`'s entry: the session allow it replaces goes (kept if the write failed, so that the
-    /// user's last choice still holds), and the file is read again before the next decision.
-    fn after_update(&self, server: &str, updated: file::Updated) -> Result<(), PrefsError> {
-        let mut state = self.state();
-        state.seen = None;
-        if let Some(notice) = updated.notice {
-            report(&mut state, notice);
-        }
-        updated.result?;
-        state.session.remove(server);
-        Ok(())
-    }
-}
-
-fn report(state: &mut State, problem: String) {
-    if state.last_problem.as_deref() != Some(problem.as_str()) {
-        state.last_problem = Some(problem.clone());
-        state.notices.push(problem);
     }
 }
 

@@ -322,7 +322,7 @@ fn a_file_corrupted_later_is_reported_once_by_the_next_read() {
 /// An instance opened while the file was still good.
 fn open_without_reading(path: &Path) -> SamplingPrefs {
     SamplingPrefs {
-        path: path.to_path_buf(),
+        stored: UserStore::unread(path.to_path_buf(), &PREFS_FILE),
         state: Mutex::new(State::default()),
     }
 }

@@ -1,8 +1,8 @@
-//! The preferences file on disk: parsing it (keeping every key it has, known or not), the advisory lock every
-//! writer takes, the read-merge-write cycle under that lock, and setting a corrupt file aside.
+//! A store's file on disk: parsing it (keeping every key it has, known or not), the advisory lock every writer
+//! takes, the read-merge-write cycle under that lock, and setting a corrupt file aside.
 //!
-//! Lock order: a thread may take this lock while holding the in-memory state of `SamplingPrefs`, never the other way
-//! round (see `SamplingPrefs::set`).
+//! Lock order: a thread may take this lock while holding a store's in-memory state, never the other way round (see
+//! `UserStore::set`).
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
@@ -12,10 +12,11 @@ use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use serde::Deserialize as _;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::{PrefsError, ServerPreference};
+use super::{StoreError, StoreKind};
 use crate::fsutil;
 
 pub(super) const FORMAT_VERSION: u64 = 1;
@@ -44,36 +45,35 @@ impl Stamp {
 }
 
 /// The whole file as read: `raw` keeps every key (unknown ones included) so that a write changes only what it means
-/// to; `servers` is the typed view of `raw["servers"]`.
+/// to; `entries` is the typed view of `raw[kind.section]`.
 #[derive(Debug, Clone)]
-pub(super) struct Document {
+pub(super) struct Document<E> {
+    section: &'static str,
     raw: Map<String, Value>,
-    pub(super) servers: BTreeMap<String, ServerPreference>,
+    pub(super) entries: BTreeMap<String, E>,
 }
 
-impl Document {
-    pub(super) fn empty() -> Document {
+impl<E: Serialize + DeserializeOwned> Document<E> {
+    pub(super) fn empty(kind: &StoreKind) -> Document<E> {
         let mut raw = Map::new();
         raw.insert("version".into(), Value::from(FORMAT_VERSION));
-        raw.insert("servers".into(), Value::Object(Map::new()));
+        raw.insert(kind.section.into(), Value::Object(Map::new()));
         Document {
+            section: kind.section,
             raw,
-            servers: BTreeMap::new(),
+            entries: BTreeMap::new(),
         }
     }
 
-    /// Stores `pref` for `server`; keys of its entry (and of its limits) that this version does not know are kept.
-    pub(super) fn set(
-        &mut self,
-        server: &str,
-        pref: &ServerPreference,
-    ) -> Result<(), serde_json::Error> {
-        let fresh = match serde_json::to_value(pref)? {
+    /// Stores `entry` under `key`; keys of the entry (and of the objects in it) that this version does not know are
+    /// kept.
+    pub(super) fn set(&mut self, key: &str, entry: E) -> Result<(), serde_json::Error> {
+        let fresh = match serde_json::to_value(&entry)? {
             Value::Object(fresh) => fresh,
             _ => Map::new(),
         };
-        self.with_servers(|servers| {
-            let slot = servers.entry(server.to_string()).or_insert(Value::Null);
+        self.with_section(|entries| {
+            let slot = entries.entry(key.to_string()).or_insert(Value::Null);
             let mut entry = match std::mem::take(slot) {
                 Value::Object(entry) => entry,
                 _ => Map::new(),
@@ -88,27 +88,27 @@ impl Document {
             }
             *slot = Value::Object(entry);
         });
-        self.servers.insert(server.to_string(), pref.clone());
+        self.entries.insert(key.to_string(), entry);
         Ok(())
     }
 
-    pub(super) fn remove(&mut self, server: &str) {
-        self.with_servers(|servers| {
-            servers.shift_remove(server);
+    pub(super) fn remove(&mut self, key: &str) {
+        self.with_section(|entries| {
+            entries.shift_remove(key);
         });
-        self.servers.remove(server);
+        self.entries.remove(key);
     }
 
-    /// Runs `f` on `raw["servers"]` (made an object if missing), taken out of its slot and put back so that the
-    /// key keeps its place in the file.
-    fn with_servers(&mut self, f: impl FnOnce(&mut Map<String, Value>)) {
-        let slot = self.raw.entry("servers").or_insert(Value::Null);
-        let mut servers = match std::mem::take(slot) {
+    /// Runs `f` on `raw[section]` (made an object if missing), taken out of its slot and put back so that the key
+    /// keeps its place in the file.
+    fn with_section(&mut self, f: impl FnOnce(&mut Map<String, Value>)) {
+        let slot = self.raw.entry(self.section).or_insert(Value::Null);
+        let mut entries = match std::mem::take(slot) {
             Value::Object(map) => map,
             _ => Map::new(),
         };
-        f(&mut servers);
-        *slot = Value::Object(servers);
+        f(&mut entries);
+        *slot = Value::Object(entries);
     }
 
     fn to_bytes(&self) -> Result<Vec<u8>, serde_json::Error> {
@@ -127,7 +127,10 @@ pub(super) enum Unusable {
     Newer(u64),
 }
 
-pub(super) fn parse(bytes: &[u8]) -> Result<Document, Unusable> {
+pub(super) fn parse<E: DeserializeOwned>(
+    kind: &StoreKind,
+    bytes: &[u8],
+) -> Result<Document<E>, Unusable> {
     let value: Value = serde_json::from_slice(bytes)
         .map_err(|e| Unusable::Corrupt(format!("it is not valid JSON ({e})")))?;
     let Value::Object(raw) = value else {
@@ -142,34 +145,50 @@ pub(super) fn parse(bytes: &[u8]) -> Result<Document, Unusable> {
             )))
         }
     }
-    let mut servers = BTreeMap::new();
-    match raw.get("servers") {
+    let mut entries = BTreeMap::new();
+    match raw.get(kind.section) {
         None => {}
         Some(Value::Object(map)) => {
-            for (name, entry) in map {
-                let pref = ServerPreference::deserialize(entry).map_err(|e| {
-                    Unusable::Corrupt(format!("the entry of server \"{name}\" is not valid ({e})"))
+            for (key, entry) in map {
+                let entry = E::deserialize(entry).map_err(|e| {
+                    Unusable::Corrupt(format!(
+                        "the entry of {} \"{key}\" is not valid ({e})",
+                        kind.entry
+                    ))
                 })?;
-                servers.insert(name.clone(), pref);
+                entries.insert(key.clone(), entry);
             }
         }
-        Some(_) => return Err(Unusable::Corrupt("\"servers\" is not an object".into())),
+        Some(_) => {
+            return Err(Unusable::Corrupt(format!(
+                "\"{}\" is not an object",
+                kind.section
+            )))
+        }
     }
-    Ok(Document { raw, servers })
+    Ok(Document {
+        section: kind.section,
+        raw,
+        entries,
+    })
 }
 
 /// The file as it is now.
 #[derive(Debug)]
-pub(super) enum Loaded {
+pub(super) enum Loaded<E> {
     Missing,
     Read {
         stamp: Stamp,
-        doc: Result<Document, Unusable>,
+        doc: Result<Document<E>, Unusable>,
     },
 }
 
 /// Reads the file. With `known` given and the file unchanged since, nothing is read and `Ok(None)` comes back.
-pub(super) fn load(path: &Path, known: Option<Stamp>) -> io::Result<Option<Loaded>> {
+pub(super) fn load<E: DeserializeOwned>(
+    kind: &StoreKind,
+    path: &Path,
+    known: Option<Stamp>,
+) -> io::Result<Option<Loaded<E>>> {
     let mut file = match File::open(path) {
         Ok(file) => file,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Some(Loaded::Missing)),
@@ -185,7 +204,7 @@ pub(super) fn load(path: &Path, known: Option<Stamp>) -> io::Result<Option<Loade
     file.read_to_end(&mut bytes)?;
     Ok(Some(Loaded::Read {
         stamp,
-        doc: parse(&bytes),
+        doc: parse(kind, &bytes),
     }))
 }
 
@@ -221,7 +240,7 @@ impl FileLock {
     }
 }
 
-/// The sibling lock file: `sampling.json.lock`. Never removed: removing a lock file lets two processes each lock a
+/// The sibling lock file: `sampling.json.lock` for `sampling.json`. Never removed: removing a lock file lets two processes each lock a
 /// different inode.
 pub(super) fn lock_path(path: &Path) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
@@ -232,28 +251,30 @@ pub(super) fn lock_path(path: &Path) -> PathBuf {
 /// An update's outcome, and the notice of a corrupt file it set aside on the way (given even when the write then
 /// failed: the user must hear that their file was moved).
 pub(super) struct Updated {
-    pub(super) result: Result<(), PrefsError>,
+    pub(super) result: Result<(), StoreError>,
     pub(super) notice: Option<String>,
 }
 
 /// Under the lock: re-read the latest file, apply `change`, write it atomically. A corrupt file found here is set
 /// aside first; a newer-format file is left alone and the change refused.
-pub(super) fn update(
+pub(super) fn update<E: Serialize + DeserializeOwned>(
+    kind: &StoreKind,
     path: &Path,
-    change: impl FnOnce(&mut Document) -> Result<(), serde_json::Error>,
+    change: impl FnOnce(&mut Document<E>) -> Result<(), serde_json::Error>,
 ) -> Updated {
     let mut notice = None;
-    let result = update_locked(path, change, &mut notice);
+    let result = update_locked(kind, path, change, &mut notice);
     Updated { result, notice }
 }
 
-fn update_locked(
+fn update_locked<E: Serialize + DeserializeOwned>(
+    kind: &StoreKind,
     path: &Path,
-    change: impl FnOnce(&mut Document) -> Result<(), serde_json::Error>,
+    change: impl FnOnce(&mut Document<E>) -> Result<(), serde_json::Error>,
     notice: &mut Option<String>,
-) -> Result<(), PrefsError> {
+) -> Result<(), StoreError> {
     let lock = lock_path(path);
-    let _held = FileLock::acquire(&lock).map_err(|source| PrefsError::Io {
+    let _held = FileLock::acquire(&lock).map_err(|source| StoreError::Io {
         action: "lock",
         path: lock.clone(),
         source,
@@ -261,20 +282,20 @@ fn update_locked(
     // Any temporary file here now belongs to a writer that died mid-write (every writer holds this lock).
     let _ = fsutil::remove_orphan_temps(path);
     let io_err = |action| {
-        move |source| PrefsError::Io {
+        move |source| StoreError::Io {
             action,
             path: path.to_path_buf(),
             source,
         }
     };
-    let mut doc = match load(path, None).map_err(io_err("read"))? {
-        None | Some(Loaded::Missing) => Document::empty(),
+    let mut doc = match load(kind, path, None).map_err(io_err("read"))? {
+        None | Some(Loaded::Missing) => Document::empty(kind),
         Some(Loaded::Read { doc: Ok(doc), .. }) => doc,
         Some(Loaded::Read {
             doc: Err(Unusable::Newer(version)),
             ..
         }) => {
-            return Err(PrefsError::NewerVersion {
+            return Err(StoreError::NewerVersion {
                 path: path.to_path_buf(),
                 version,
             })
@@ -284,11 +305,11 @@ fn update_locked(
             ..
         }) => {
             let aside = set_aside(path).map_err(io_err("move aside the unreadable"))?;
-            *notice = Some(corrupt_notice(path, &aside, &why));
-            Document::empty()
+            *notice = Some(corrupt_notice(kind, path, &aside, &why));
+            Document::empty(kind)
         }
     };
-    let encode_err = |e: serde_json::Error| PrefsError::Io {
+    let encode_err = |e: serde_json::Error| StoreError::Io {
         action: "encode",
         path: path.to_path_buf(),
         source: io::Error::other(e),
@@ -300,35 +321,40 @@ fn update_locked(
 
 /// Under the lock: if the file is still corrupt (another process may have set it aside or replaced it since it was
 /// read), sets it aside and returns the notice.
-pub(super) fn set_aside_if_corrupt(path: &Path) -> Result<Option<String>, PrefsError> {
+pub(super) fn set_aside_if_corrupt<E: DeserializeOwned>(
+    kind: &StoreKind,
+    path: &Path,
+) -> Result<Option<String>, StoreError> {
     let lock = lock_path(path);
-    let _held = FileLock::acquire(&lock).map_err(|source| PrefsError::Io {
+    let _held = FileLock::acquire(&lock).map_err(|source| StoreError::Io {
         action: "lock",
         path: lock.clone(),
         source,
     })?;
-    match load(path, None) {
+    match load::<E>(kind, path, None) {
         Ok(Some(Loaded::Read {
             doc: Err(Unusable::Corrupt(why)),
             ..
         })) => {
-            let aside = set_aside(path).map_err(|source| PrefsError::Io {
+            let aside = set_aside(path).map_err(|source| StoreError::Io {
                 action: "move aside the unreadable",
                 path: path.to_path_buf(),
                 source,
             })?;
-            Ok(Some(corrupt_notice(path, &aside, &why)))
+            Ok(Some(corrupt_notice(kind, path, &aside, &why)))
         }
         _ => Ok(None),
     }
 }
 
-pub(super) fn corrupt_notice(path: &Path, aside: &Path, why: &str) -> String {
+pub(super) fn corrupt_notice(kind: &StoreKind, path: &Path, aside: &Path, why: &str) -> String {
     format!(
-        "The sampling preferences file {} could not be used: {why}. It was moved to {} (nothing was deleted), and \
-         every server will ask before sampling until you choose again.",
+        "The {} file {} could not be used: {why}. It was moved to {} (nothing was deleted), and {} until you \
+         choose again.",
+        kind.label,
         path.display(),
-        aside.display()
+        aside.display(),
+        kind.meanwhile
     )
 }
 
