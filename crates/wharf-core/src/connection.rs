@@ -127,8 +127,14 @@ pub struct ToolInfo {
     pub name: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
+    pub title: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub description: Option<String>,
     pub input_schema: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub output_schema: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub annotations: Option<Value>,
@@ -462,8 +468,10 @@ impl Connection {
             .into_iter()
             .map(|t| ToolInfo {
                 name: t.name.to_string(),
+                title: t.title,
                 description: t.description.map(|d| d.to_string()),
                 input_schema: Value::Object((*t.input_schema).clone()),
+                output_schema: t.output_schema.map(|o| Value::Object((*o).clone())),
                 annotations: t.annotations.and_then(|a| serde_json::to_value(a).ok()),
             })
             .collect();

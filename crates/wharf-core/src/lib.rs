@@ -6,6 +6,7 @@
 #[macro_use]
 mod wire_codes;
 
+pub mod approval;
 pub mod auth;
 pub mod broker;
 pub mod config;

@@ -5,4 +5,4 @@ import type { JsonValue } from "./serde_json/JsonValue";
 /**
  * A tool as the window lists it: what the server said, and the form its arguments are entered in.
  */
-export type ListedTool = { form: ToolForm, name: string, description?: string, inputSchema: JsonValue, annotations?: JsonValue, };
+export type ListedTool = { form: ToolForm, name: string, title?: string, description?: string, inputSchema: JsonValue, outputSchema?: JsonValue, annotations?: JsonValue, };

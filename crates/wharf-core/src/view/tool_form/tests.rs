@@ -356,7 +356,9 @@ fn a_hostile_schema_nested_without_end_stops_at_the_depth_bound() {
 fn the_listed_tool_serializes_as_the_window_reads_it() {
     let info = ToolInfo {
         name: "echo".into(),
+        title: None,
         description: None,
+        output_schema: None,
         input_schema: object(
             json!({ "n": { "type": ["integer", "null"], "default": 3 }, "m": { "enum": ["a"] } }),
             &["n"],
