@@ -33,6 +33,7 @@ pub async fn run(url: &str, broker: Broker, events: EventsFile) -> Result<ExitCo
         elicitation: true,
         oauth: None,
         missing_inputs: Vec::new(),
+        stance: Default::default(),
     };
     let eras = EraCache::in_memory();
     // The suite says which revision a scenario is for; a wrong hint costs one re-probe, never a failure.

@@ -8,10 +8,13 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+mod chat;
 pub mod edit;
 pub mod inputs;
 pub mod jsonc;
 pub mod oauth;
+
+pub use chat::{ChatConfig, DEFAULT_MAX_STEPS, MAX_STEPS_LIMIT};
 
 pub use crate::user_dirs::{cache_dir, config_dir, config_home};
 mod redaction;
@@ -84,6 +87,8 @@ pub struct ServerDef {
     /// The `${input:ID}` ids the definition could not be given a value for (none stored yet, or no keyring): why
     /// `transport` is an error, and what the user can provide to fix it.
     pub missing_inputs: Vec<String>,
+    /// `"toolApproval"` and `"trusted"`: how a model's calls of this server's tools are approved.
+    pub stance: crate::approval::ServerStance,
 }
 
 /// `"pathArguments"`: a path the user sends a server that lies outside every open workspace folder is refused
@@ -176,6 +181,8 @@ pub struct Config {
     pub servers: Vec<ServerDef>,
     /// `sampling.provider`: the LLM that answers servers' sampling requests; `Err` says why it cannot be used.
     pub sampling_provider: Option<Result<crate::sampling::provider::ProviderConfig, String>>,
+    /// `chat`: the model a conversation talks to, and how far one turn may go.
+    pub chat: ChatConfig,
     /// Non-fatal problems (unknown keys) to show the user.
     pub warnings: Vec<String>,
     /// The `${input:ID}` values this configuration was expanded with, wherever they were used (args, URL, env,
@@ -188,7 +195,14 @@ pub fn default_config_path() -> PathBuf {
     config_dir().join("mcp.json")
 }
 
-const TOP_LEVEL_KEYS: &[&str] = &["servers", "mcpServers", "inputs", "sampling", "$schema"];
+const TOP_LEVEL_KEYS: &[&str] = &[
+    "servers",
+    "mcpServers",
+    "inputs",
+    "sampling",
+    "chat",
+    "$schema",
+];
 const SERVER_KEYS: &[&str] = &[
     "type",
     "command",
@@ -207,6 +221,8 @@ const SERVER_KEYS: &[&str] = &[
     "disabled",
     "dev",
     "oauth",
+    "toolApproval",
+    "trusted",
 ];
 
 impl Config {
@@ -275,6 +291,7 @@ impl Config {
                 crate::sampling::provider::ProviderConfig::from_json(provider)
                     .map_err(|e| format!("{}: sampling.provider: {e}", path.display()))
             });
+        config.chat = chat::parse(root.get("chat"), path, &mut config.warnings);
         let servers = match (root.get("servers"), root.get("mcpServers")) {
             (Some(_), Some(_)) => {
                 return Err(invalid(
@@ -322,9 +339,12 @@ impl Config {
                 }),
             };
             let oauth = oauth::parse_client(def, &|v, field| vars.expand(v, field));
+            let stance = chat::stance(def);
             // A preference that cannot be read must not quietly fall back to one: the server shows why it failed.
-            let transport = match (&pinned_era, &path_arguments, &oauth) {
-                (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => Err(e.clone()),
+            let transport = match (&pinned_era, &path_arguments, &oauth, &stance) {
+                (Err(e), _, _, _) | (_, Err(e), _, _) | (_, _, Err(e), _) | (_, _, _, Err(e)) => {
+                    Err(e.clone())
+                }
                 _ => parse_transport(def, &vars),
             };
             // Only what made this definition fail counts: an input may be missing while an earlier field failed.
@@ -348,6 +368,7 @@ impl Config {
                 request_timeout: millis(def, "requestTimeoutMs").unwrap_or(DEFAULT_REQUEST_TIMEOUT),
                 uses_workspace: mentions_workspace(def),
                 oauth: oauth.unwrap_or(None),
+                stance: stance.unwrap_or_default(),
             });
         }
         config.input_values = vars.inputs_used.take();
@@ -356,6 +377,16 @@ impl Config {
 
     pub fn server(&self, name: &str) -> Option<&ServerDef> {
         self.servers.iter().find(|s| s.name == name)
+    }
+
+    /// The model chat talks to: `chat.provider`, else the sampling provider.
+    pub fn chat_provider(
+        &self,
+    ) -> Option<&Result<crate::sampling::provider::ProviderConfig, String>> {
+        self.chat
+            .provider
+            .as_ref()
+            .or(self.sampling_provider.as_ref())
     }
 }
 

@@ -376,3 +376,66 @@ fn an_argument_that_is_a_list_or_an_object_fails_the_server_and_a_number_is_its_
     };
     assert_eq!(args, &vec!["8080".to_string(), "true".to_string()]);
 }
+
+/// `toolApproval` and `trusted` are read per server; a value that cannot be read fails the server, never falls back
+/// to a default that might let a model's calls through.
+#[test]
+fn tool_approval_and_trust_are_read_and_a_bad_value_fails_the_server() {
+    use crate::approval::{ServerStance, ToolApproval};
+    let config = parse(
+        r#"{"servers": {
+            "plain": {"command": "a"},
+            "open": {"command": "a", "toolApproval": "allow", "trusted": true},
+            "shut": {"command": "a", "toolApproval": "deny"},
+            "typo": {"command": "a", "toolApproval": "always"},
+            "odd": {"command": "a", "trusted": "yes"}
+        }}"#,
+    )
+    .unwrap();
+    let stance = |name: &str| config.server(name).unwrap().stance;
+    assert_eq!(stance("plain"), ServerStance::default());
+    assert_eq!(stance("plain").approval, ToolApproval::Ask);
+    assert_eq!(
+        stance("open"),
+        ServerStance {
+            approval: ToolApproval::Allow,
+            trusted: true
+        }
+    );
+    assert_eq!(stance("shut").approval, ToolApproval::Deny);
+    let failed = |name: &str| config.server(name).unwrap().transport.clone().unwrap_err();
+    assert!(
+        failed("typo").contains("toolApproval"),
+        "{}",
+        failed("typo")
+    );
+    assert!(failed("odd").contains("trusted"), "{}", failed("odd"));
+    assert!(config.warnings.is_empty(), "{:?}", config.warnings);
+}
+
+/// `chat` gives the model and the step limit; without its own provider, chat uses the sampling provider.
+#[test]
+fn chat_reads_its_provider_and_step_limit_and_falls_back_to_sampling() {
+    let provider = r#"{"kind": "openai", "baseUrl": "http://127.0.0.1:1/v1", "model": "m"}"#;
+    let config = parse(&format!(
+        r#"{{"chat": {{"provider": {provider}, "maxSteps": 7}}, "servers": {{}}}}"#
+    ))
+    .unwrap();
+    assert_eq!(config.chat.max_steps, 7);
+    assert!(matches!(config.chat_provider(), Some(Ok(p)) if p.model == "m"));
+
+    let config = parse(&format!(r#"{{"sampling": {{"provider": {provider}}}}}"#)).unwrap();
+    assert_eq!(config.chat.max_steps, crate::config::DEFAULT_MAX_STEPS);
+    assert!(matches!(config.chat_provider(), Some(Ok(_))));
+
+    for bad in ["0", "100000", "\"ten\"", "2.5"] {
+        let config = parse(&format!(r#"{{"chat": {{"maxSteps": {bad}, "extra": 1}}}}"#)).unwrap();
+        assert_eq!(
+            config.chat.max_steps,
+            crate::config::DEFAULT_MAX_STEPS,
+            "{bad}"
+        );
+        assert_eq!(config.warnings.len(), 2, "{:?}", config.warnings);
+    }
+    assert!(parse("{}").unwrap().chat_provider().is_none());
+}

@@ -1,0 +1,90 @@
+//! The configuration of chat: the top-level `chat` object (`provider`, `maxSteps`) and, per server, how a model's
+//! tool calls are approved (`toolApproval`, `trusted`).
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use crate::approval::{ServerStance, ToolApproval};
+use crate::sampling::provider::ProviderConfig;
+
+/// Steps one turn may take (model replies with tool calls) when `chat.maxSteps` does not say.
+pub const DEFAULT_MAX_STEPS: u32 = 25;
+/// The most `chat.maxSteps` may ask for: a model looping on tool calls is stopped within this many steps.
+pub const MAX_STEPS_LIMIT: u32 = 200;
+
+const CHAT_KEYS: &[&str] = &["provider", "maxSteps"];
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChatConfig {
+    /// `chat.provider`, in the shape of `sampling.provider`; `Err` says why it cannot be used. Without it, the
+    /// sampling provider serves chat too (see `Config::chat_provider`).
+    pub provider: Option<Result<ProviderConfig, String>>,
+    pub max_steps: u32,
+}
+
+impl Default for ChatConfig {
+    fn default() -> ChatConfig {
+        ChatConfig {
+            provider: None,
+            max_steps: DEFAULT_MAX_STEPS,
+        }
+    }
+}
+
+/// Reads `chat`; what cannot be used is a warning, and the default applies.
+pub(super) fn parse(chat: Option<&Value>, path: &Path, warnings: &mut Vec<String>) -> ChatConfig {
+    let mut config = ChatConfig::default();
+    let Some(chat) = chat else {
+        return config;
+    };
+    let Value::Object(chat) = chat else {
+        warnings.push(format!(
+            "{}: \"chat\" must be an object; ignored",
+            path.display()
+        ));
+        return config;
+    };
+    for key in chat.keys() {
+        if !CHAT_KEYS.contains(&key.as_str()) {
+            warnings.push(format!(
+                "{}: chat: unknown key \"{key}\" ignored",
+                path.display()
+            ));
+        }
+    }
+    config.provider = chat.get("provider").map(|provider| {
+        ProviderConfig::from_json(provider)
+            .map_err(|e| format!("{}: chat.provider: {e}", path.display()))
+    });
+    match chat.get("maxSteps") {
+        None => {}
+        Some(value) => match value.as_u64() {
+            Some(steps) if (1..=u64::from(MAX_STEPS_LIMIT)).contains(&steps) => {
+                config.max_steps = steps as u32;
+            }
+            _ => warnings.push(format!(
+                "{}: chat.maxSteps must be a whole number from 1 to {MAX_STEPS_LIMIT}, not {value}; \
+                 {DEFAULT_MAX_STEPS} applies",
+                path.display()
+            )),
+        },
+    }
+    config
+}
+
+/// A server's `toolApproval` and `trusted`. A value that cannot be read is the server's error, as any preference
+/// that cannot be read: falling back to a default could let calls through that the user meant to stop.
+pub(super) fn stance(def: &Map<String, Value>) -> Result<ServerStance, String> {
+    let approval = match def.get("toolApproval") {
+        None => ToolApproval::default(),
+        Some(value) => serde_json::from_value(value.clone())
+            .map_err(|_| format!("\"toolApproval\" must be ask, allow or deny, not {value}"))?,
+    };
+    let trusted = match def.get("trusted") {
+        None => false,
+        Some(Value::Bool(trusted)) => *trusted,
+        Some(value) => return Err(format!("\"trusted\" must be true or false, not {value}")),
+    };
+    Ok(ServerStance { approval, trusted })
+}
