@@ -86,6 +86,40 @@ fn sync_dir(dir: &Path) -> std::io::Result<()> {
     }
 }
 
+/// Renames the file to `<name>.corrupt-<unix seconds>` (with `-2`, `-3`... when that is taken). The caller holds
+/// whatever lock its writers take, so the check for a free name cannot race another Wharf.
+pub fn set_aside(path: &Path) -> std::io::Result<PathBuf> {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let base = path.file_name().unwrap_or_default().to_string_lossy();
+    for n in 1..=1000u32 {
+        let name = match n {
+            1 => format!("{base}.corrupt-{secs}"),
+            n => format!("{base}.corrupt-{secs}-{n}"),
+        };
+        let aside = path.with_file_name(name);
+        match std::fs::symlink_metadata(&aside) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                std::fs::rename(path, &aside)?;
+                if let Some(dir) = path.parent() {
+                    if let Ok(d) = std::fs::File::open(dir) {
+                        let _ = d.sync_all();
+                    }
+                }
+                return Ok(aside);
+            }
+            Err(e) => return Err(e),
+            Ok(_) => continue,
+        }
+    }
+    Err(std::io::Error::new(
+        std::io::ErrorKind::AlreadyExists,
+        "every name for the set-aside copy is taken",
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

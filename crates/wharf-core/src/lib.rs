@@ -11,6 +11,7 @@ pub mod auth;
 pub mod broker;
 pub mod config;
 pub mod connection;
+pub mod conversations;
 pub mod display_text;
 pub mod elicitation;
 pub mod era;

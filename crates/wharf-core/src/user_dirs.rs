@@ -1,4 +1,5 @@
-//! Where Wharf keeps its files for this user, by the XDG base directories: its settings, and what it may lose.
+//! Where Wharf keeps its files for this user, by the XDG base directories: its settings, the user's data, and what
+//! it may lose.
 
 use std::path::PathBuf;
 
@@ -10,6 +11,11 @@ pub fn config_dir() -> PathBuf {
 /// `$XDG_CONFIG_HOME`, else `~/.config`: where other hosts (Claude Desktop, VS Code) keep their settings too.
 pub fn config_home() -> PathBuf {
     xdg_dir("XDG_CONFIG_HOME", ".config")
+}
+
+/// `$XDG_DATA_HOME/wharf`, else `~/.local/share/wharf`: what the user made and would miss (conversations).
+pub fn data_dir() -> PathBuf {
+    xdg_dir("XDG_DATA_HOME", ".local/share").join("wharf")
 }
 
 /// `$XDG_CACHE_HOME/wharf`, else `~/.cache/wharf`.

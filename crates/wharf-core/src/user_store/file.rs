@@ -10,7 +10,6 @@ use std::io::{self, Read};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -304,7 +303,7 @@ fn update_locked<E: Serialize + DeserializeOwned>(
             doc: Err(Unusable::Corrupt(why)),
             ..
         }) => {
-            let aside = set_aside(path).map_err(io_err("move aside the unreadable"))?;
+            let aside = fsutil::set_aside(path).map_err(io_err("move aside the unreadable"))?;
             *notice = Some(corrupt_notice(kind, path, &aside, &why));
             Document::empty(kind)
         }
@@ -336,7 +335,7 @@ pub(super) fn set_aside_if_corrupt<E: DeserializeOwned>(
             doc: Err(Unusable::Corrupt(why)),
             ..
         })) => {
-            let aside = set_aside(path).map_err(|source| StoreError::Io {
+            let aside = fsutil::set_aside(path).map_err(|source| StoreError::Io {
                 action: "move aside the unreadable",
                 path: path.to_path_buf(),
                 source,
@@ -356,38 +355,4 @@ pub(super) fn corrupt_notice(kind: &StoreKind, path: &Path, aside: &Path, why: &
         aside.display(),
         kind.meanwhile
     )
-}
-
-/// Renames the file to `<name>.corrupt-<unix seconds>` (with `-2`, `-3`... when that is taken). Called under the
-/// lock, so the check for a free name cannot race another Wharf.
-fn set_aside(path: &Path) -> io::Result<PathBuf> {
-    let secs = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let base = path.file_name().unwrap_or_default().to_string_lossy();
-    for n in 1..=1000u32 {
-        let name = match n {
-            1 => format!("{base}.corrupt-{secs}"),
-            n => format!("{base}.corrupt-{secs}-{n}"),
-        };
-        let aside = path.with_file_name(name);
-        match std::fs::symlink_metadata(&aside) {
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                std::fs::rename(path, &aside)?;
-                if let Some(dir) = path.parent() {
-                    if let Ok(d) = File::open(dir) {
-                        let _ = d.sync_all();
-                    }
-                }
-                return Ok(aside);
-            }
-            Err(e) => return Err(e),
-            Ok(_) => continue,
-        }
-    }
-    Err(io::Error::new(
-        io::ErrorKind::AlreadyExists,
-        "every name for the set-aside copy is taken",
-    ))
 }

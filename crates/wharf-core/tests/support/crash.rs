@@ -8,7 +8,7 @@
 
 use std::collections::BTreeSet;
 use std::ffi::{OsStr, OsString};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::{Child, ChildStdout, Command, Stdio};
@@ -112,16 +112,33 @@ impl Kills<'_> {
     /// seed)` looks at the file. Fails unless some kill landed mid-write (a new temporary left behind), since
     /// otherwise the run showed nothing. Returns how many kills did.
     pub fn run(&self, mut check: impl FnMut(usize, u64)) -> usize {
+        let mut known = temporaries(self.path);
+        self.run_with("a temporary left behind", |kill, seed, _output| {
+            check(kill, seed);
+            let now = temporaries(self.path);
+            let mid_write = now.difference(&known).next().is_some();
+            known = now;
+            mid_write
+        })
+    }
+
+    /// As [`run`](Self::run), for a writer that says itself where it was: after each kill `check(kill, seed,
+    /// output)` gets what the child printed after it was ready, and says whether the kill landed mid-write
+    /// (`mid_write_sign` says how that shows, for the summary).
+    pub fn run_with(
+        &self,
+        mid_write_sign: &str,
+        mut check: impl FnMut(usize, u64, &str) -> bool,
+    ) -> usize {
         let seed = seed(self.label, self.seed_var);
         let mut rng = XorShift(seed);
         let env: Vec<(&str, &OsStr)> = self.env.iter().map(|(k, v)| (*k, v.as_os_str())).collect();
         let max = self.max_delay.as_micros() as u64;
         let started = Instant::now();
         let mut left_mid_write = 0;
-        let mut known = temporaries(self.path);
         let mut total_delay = Duration::ZERO;
         for kill in 0..self.count {
-            let (mut child, _stdout) = spawn_child(self.child, &env);
+            let (mut child, mut stdout) = spawn_child(self.child, &env);
             let delay = Duration::from_micros(rng.next() % max);
             total_delay += delay;
             std::thread::sleep(delay);
@@ -132,16 +149,15 @@ impl Kills<'_> {
                 Some(libc::SIGKILL),
                 "kill {kill}: the writer ended on its own ({status}); seed {seed}"
             );
-            check(kill, seed);
-            let now = temporaries(self.path);
-            if now.difference(&known).next().is_some() {
+            let mut output = String::new();
+            stdout.read_to_string(&mut output).unwrap();
+            if check(kill, seed, &output) {
                 left_mid_write += 1;
             }
-            known = now;
         }
         println!(
-            "{}: {} kills in {:.2?} (kill delay 0..{:?}, mean {:.2?}), {left_mid_write} landed mid-write (a \
-             temporary left behind), seed {seed}",
+            "{}: {} kills in {:.2?} (kill delay 0..{:?}, mean {:.2?}), {left_mid_write} landed mid-write \
+             ({mid_write_sign}), seed {seed}",
             self.label,
             self.count,
             started.elapsed(),

@@ -1,0 +1,49 @@
+//! A conversation written out for the user to keep or share: Markdown to read, JSON to process.
+
+use serde_json::{json, Value};
+
+use super::{ConversationSummary, Role, StoredMessage};
+
+/// The title as a heading, then each message under who said it. A tool's result and Wharf's notices are quoted, so
+/// that what a server or Wharf wrote is not read as the conversation's own words.
+pub(super) fn markdown(summary: &ConversationSummary, messages: &[StoredMessage]) -> String {
+    let mut out = format!("# {}\n", one_line(&summary.title));
+    for message in messages {
+        let who = match message.role {
+            Role::User => "You",
+            Role::Assistant => "Assistant",
+            Role::Tool => "Tool result",
+            Role::Notice => "Wharf",
+        };
+        out.push_str(&format!("\n## {who}\n\n"));
+        match message.role {
+            Role::User | Role::Assistant => out.push_str(message.text.trim_end()),
+            Role::Tool | Role::Notice => {
+                let quoted: Vec<String> = message
+                    .text
+                    .trim_end()
+                    .lines()
+                    .map(|line| format!("> {line}"))
+                    .collect();
+                out.push_str(&quoted.join("\n"));
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+pub(super) fn json(summary: &ConversationSummary, messages: &[StoredMessage]) -> Value {
+    json!({
+        "id": summary.id,
+        "title": summary.title,
+        "createdAt": summary.created_at,
+        "updatedAt": summary.updated_at,
+        "messages": messages,
+    })
+}
+
+/// A title on one line: a line break in it would end the heading early.
+fn one_line(title: &str) -> String {
+    title.split_whitespace().collect::<Vec<_>>().join(" ")
+}
