@@ -5,6 +5,7 @@ mod auth_cmd;
 mod bench;
 mod catalog_cmd;
 mod conformance;
+mod conversations_cmd;
 mod events_file;
 mod inputs;
 mod output;
@@ -97,6 +98,9 @@ pub(crate) enum Command {
     /// Stores (value read from stdin, never argv) or deletes a secret in the OS keyring.
     #[command(subcommand)]
     Secret(secret_cmd::SecretAction),
+    /// The stored conversations: `list`, `show ID`, `delete ID`, `export ID [--format md|json]`.
+    #[command(subcommand)]
+    Conversations(conversations_cmd::ConversationsAction),
     /// Benchmarks (issue 8), printed as tables.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -105,7 +109,7 @@ pub(crate) enum Command {
 }
 
 /// The commands docs/cli.md names that are still to come: each answers exit 2, "not yet supported".
-const COMING_COMMANDS: [&str; 2] = ["chat", "conversations"];
+const COMING_COMMANDS: [&str; 1] = ["chat"];
 
 /// A failure that ends the command: exit 2 with one line on stderr.
 #[derive(Debug)]
@@ -190,6 +194,10 @@ async fn run(cli: Cli) -> Result<ExitCode, Failure> {
     if let Command::Bench(command) = cli.command {
         // Starts its own servers: no configuration, workspace or user is involved.
         return bench::run(command).await;
+    }
+    if let Command::Conversations(action) = cli.command {
+        // The user's data folder only: no configuration, workspace or server.
+        return conversations_cmd::run(action);
     }
     if let Command::Secret(action) = cli.command {
         // Needs no configuration, workspace or server: a keyring error should not hide behind a config error.
@@ -372,6 +380,7 @@ async fn one_shot(host: &Host, command: Command) -> Result<ExitCode, Failure> {
         Command::Session
         | Command::Conformance { .. }
         | Command::Secret(_)
+        | Command::Conversations(_)
         | Command::Auth(_)
         | Command::Bench(_)
         | Command::Later(_) => Err(Failure("internal: command dispatched twice".into())),

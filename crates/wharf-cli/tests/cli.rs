@@ -89,10 +89,6 @@ fn usage_errors_are_one_line() {
 fn commands_still_to_come_are_not_yet_supported_and_others_unknown() {
     for (args, needle) in [
         (vec!["chat", "hello"], "\"chat\" is not yet supported"),
-        (
-            vec!["conversations", "list"],
-            "\"conversations\" is not yet supported",
-        ),
         (vec!["chatt"], "unknown command \"chatt\""),
     ] {
         let out = std::process::Command::new(wharf_bin())

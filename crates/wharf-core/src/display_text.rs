@@ -124,6 +124,15 @@ pub fn one_line(text: &str, max_chars: usize) -> String {
     out
 }
 
+/// `text` with its line breaks kept (a `\r\n` as `\n`) and every other hazard escaped, unbounded: a document the
+/// user keeps (an exported conversation), safe to print on a terminal.
+pub fn document(text: &str) -> String {
+    text.split('\n')
+        .map(|line| one_line(line.strip_suffix('\r').unwrap_or(line), usize::MAX))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// `text` as at most `max_lines` lines, each made safe by [`one_line`] (so no line holds a newline, a `\r` or an
 /// escape sequence). A `\r\n` line ending counts as `\n`. When lines are left out, the last one says how many.
 pub fn lines(text: &str, max_lines: usize, max_line_chars: usize) -> Vec<String> {

@@ -75,6 +75,7 @@ impl Scratch {
             .arg(self.config())
             .env("XDG_CACHE_HOME", self.dir.path().join("cache"))
             .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
+            .env("XDG_DATA_HOME", self.dir.path().join("data"))
             .env_remove("WHARF_LOG")
             .stdin(Stdio::null());
         cmd

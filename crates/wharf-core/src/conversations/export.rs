@@ -3,9 +3,11 @@
 use serde_json::{json, Value};
 
 use super::{ConversationSummary, Role, StoredMessage};
+use crate::display_text::document;
 
 /// The title as a heading, then each message under who said it. A tool's result and Wharf's notices are quoted, so
-/// that what a server or Wharf wrote is not read as the conversation's own words.
+/// that what a server or Wharf wrote is not read as the conversation's own words; every text is made safe to print
+/// (no escape sequence of a server or a model reaches the terminal of a user who prints the file).
 pub(super) fn markdown(summary: &ConversationSummary, messages: &[StoredMessage]) -> String {
     let mut out = format!("# {}\n", one_line(&summary.title));
     for message in messages {
@@ -17,11 +19,9 @@ pub(super) fn markdown(summary: &ConversationSummary, messages: &[StoredMessage]
         };
         out.push_str(&format!("\n## {who}\n\n"));
         match message.role {
-            Role::User | Role::Assistant => out.push_str(message.text.trim_end()),
+            Role::User | Role::Assistant => out.push_str(&document(message.text.trim_end())),
             Role::Tool | Role::Notice => {
-                let quoted: Vec<String> = message
-                    .text
-                    .trim_end()
+                let quoted: Vec<String> = document(message.text.trim_end())
                     .lines()
                     .map(|line| format!("> {line}"))
                     .collect();
@@ -45,5 +45,5 @@ pub(super) fn json(summary: &ConversationSummary, messages: &[StoredMessage]) ->
 
 /// A title on one line: a line break in it would end the heading early.
 fn one_line(title: &str) -> String {
-    title.split_whitespace().collect::<Vec<_>>().join(" ")
+    document(&title.split_whitespace().collect::<Vec<_>>().join(" "))
 }
