@@ -9,6 +9,7 @@ mod wire_codes;
 pub mod approval;
 pub mod auth;
 pub mod broker;
+pub mod chat;
 pub mod config;
 pub mod connection;
 pub mod conversations;
