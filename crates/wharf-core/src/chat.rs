@@ -4,3 +4,4 @@
 //! `crate::conversations`.
 
 pub mod stream;
+pub mod tools;
