@@ -5,3 +5,4 @@
 
 pub mod stream;
 pub mod tools;
+pub mod vet;

@@ -25,6 +25,7 @@ pub mod raw_message;
 pub mod redact;
 pub mod roots;
 pub mod sampling;
+pub mod schema;
 pub mod secrets;
 pub mod serve;
 pub mod uri_template;

@@ -6,7 +6,7 @@
 //! with a notice quoting it. The answer is checked by `jsonschema` against the server's own schema (so nothing the
 //! model leaves out is skipped), plus the rules of the model that JSON Schema does not state.
 
-use jsonschema::{Draft, ValidationError, Validator};
+use jsonschema::Validator;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 
@@ -199,7 +199,7 @@ fn compile_form(schema: &Value) -> Result<(FormSpec, Validator), OutOfSubset> {
     if let Some(top) = stripped.as_object_mut() {
         top.remove("$schema");
     }
-    let validator = compile(&stripped).map_err(|e| {
+    let validator = crate::schema::compile(&stripped).map_err(|e| {
         let path = e.instance_path().as_str().to_string();
         match path
             .strip_prefix("/properties/")
@@ -218,26 +218,6 @@ fn compile_form(schema: &Value) -> Result<(FormSpec, Validator), OutOfSubset> {
 /// A JSON Pointer segment back to the property name.
 fn unescape(segment: &str) -> String {
     segment.replace("~1", "/").replace("~0", "~")
-}
-
-/// The second lock against fetching (the subset already refuses `$ref`): whatever `jsonschema` features another
-/// crate of the build turns on, a schema a server sends can make the host neither read a file nor open a connection.
-struct NoRetrieval;
-
-type RetrieveError = Box<dyn std::error::Error + Send + Sync>;
-
-impl jsonschema::Retrieve for NoRetrieval {
-    fn retrieve(&self, _: &jsonschema::Uri<String>) -> Result<Value, RetrieveError> {
-        Err("Wharf does not fetch referenced schemas".into())
-    }
-}
-
-fn compile(schema: &Value) -> Result<Validator, ValidationError<'static>> {
-    jsonschema::options()
-        .with_draft(Draft::Draft202012)
-        .should_validate_formats(true)
-        .with_retriever(NoRetrieval)
-        .build(schema)
 }
 
 fn parse_spec(schema: &Value) -> Result<FormSpec, OutOfSubset> {
