@@ -28,6 +28,7 @@ pub mod sampling;
 pub mod schema;
 pub mod secrets;
 pub mod serve;
+pub mod sse;
 pub mod uri_template;
 pub mod user_dirs;
 pub mod user_store;

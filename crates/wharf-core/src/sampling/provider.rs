@@ -10,6 +10,7 @@ mod choice;
 mod http;
 mod mcp;
 mod openai;
+mod streaming;
 #[cfg(test)]
 mod tests;
 
@@ -21,6 +22,7 @@ use serde_json::{Map, Value};
 
 pub use choice::choose_model;
 use http::Http;
+pub use streaming::stream_reply;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
@@ -252,6 +254,9 @@ pub enum ProviderError {
     /// The server's request is not a valid `CreateMessageRequestParams` (answer it with -32602).
     #[error("invalid sampling request: {0}")]
     InvalidParams(String),
+    /// A streamed reply failed partway: the provider said so, or the stream broke its shape or its bounds.
+    #[error("{0}")]
+    Stream(String),
 }
 
 /// Whole seconds as such ("120"), shorter spans with a decimal ("0.3").
@@ -314,6 +319,7 @@ impl ProviderError {
             ProviderError::InvalidParams(detail) => {
                 format!("The server sent an invalid sampling request: {detail}.")
             }
+            ProviderError::Stream(detail) => format!("The model's reply failed: {detail}."),
         }
     }
 }

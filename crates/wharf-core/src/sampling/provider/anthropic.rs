@@ -11,7 +11,7 @@ use super::mcp::{block_type, create_message_result, embedded_text, field, invali
 use super::ProviderError;
 
 /// The API version whose request and answer shapes this file maps.
-const API_VERSION: &str = "2023-06-01";
+pub(super) const API_VERSION: &str = "2023-06-01";
 
 pub(super) async fn complete(
     http: &Http<'_>,

@@ -12,6 +12,8 @@ use super::{ApiKey, ProviderConfig, ProviderError};
 pub(super) const MAX_ERROR_CHARS: usize = 300;
 /// A completion is a few kilobytes; a larger answer is a misconfigured endpoint, not something to buffer without end.
 const MAX_BODY_BYTES: usize = 8 * 1024 * 1024;
+/// One event of a streamed reply is a few hundred bytes; one this large is no model's.
+const MAX_EVENT_BYTES: usize = 4 * 1024 * 1024;
 
 /// One exchange with a provider: the client, the key, the deadline shared by every attempt.
 pub(super) struct Http<'a> {
@@ -94,9 +96,76 @@ impl<'a> Http<'a> {
             .body(bytes)
             .send()
             .await;
-        let mut response = sent.map_err(|e| self.transport_error(&e))?;
+        let response = sent.map_err(|e| self.transport_error(&e))?;
         let status = response.status();
         let retry_after = retry_after(response.headers());
+        let body = self.read_body(response).await?;
+        match status.as_u16() {
+            200..=299 => serde_json::from_slice(&body).map_err(|e| {
+                ProviderError::Malformed(self.scrub(&format!("the body is not JSON ({e})")))
+            }),
+            code => Err(self.refusal(code, retry_after, &body)),
+        }
+    }
+
+    /// POSTs `body` (a request with `"stream": true`) and gives the data of each event of the answer's event
+    /// stream to `on_event`, until the stream ends. Silence longer than the timeout between two reads ends it with
+    /// a timeout: a long reply is fine, a stalled one is not. An answer that is not a stream becomes the matching
+    /// error.
+    pub(super) async fn post_events(
+        &self,
+        url: &str,
+        headers: HeaderMap,
+        body: &Value,
+        mut on_event: impl FnMut(&str) -> Result<(), ProviderError>,
+    ) -> Result<(), ProviderError> {
+        use futures::{StreamExt, TryStreamExt};
+        let bytes = serde_json::to_vec(body)
+            .map_err(|e| ProviderError::InvalidParams(format!("cannot encode the request: {e}")))?;
+        let sent = self
+            .client
+            .post(url)
+            .headers(headers)
+            .header(CONTENT_TYPE, "application/json")
+            .body(bytes)
+            .send();
+        let response = tokio::time::timeout(self.timeout, sent)
+            .await
+            .map_err(|_| ProviderError::Timeout(self.timeout))?
+            .map_err(|e| self.transport_error(&e))?;
+        let status = response.status();
+        if !status.is_success() {
+            let retry_after = retry_after(response.headers());
+            let body = self.read_body(response).await?;
+            return Err(self.refusal(status.as_u16(), retry_after, &body));
+        }
+        let chunks = response.bytes_stream().map_err(std::io::Error::other);
+        let mut events = sse_stream::SseStream::from_bytes_stream(crate::sse::bounded_events(
+            chunks,
+            MAX_EVENT_BYTES,
+        ));
+        loop {
+            let next = tokio::time::timeout(self.timeout, events.next())
+                .await
+                .map_err(|_| ProviderError::Timeout(self.timeout))?;
+            match next {
+                None => return Ok(()),
+                Some(Ok(event)) => {
+                    if let Some(data) = event.data.as_deref() {
+                        on_event(data)?;
+                    }
+                }
+                Some(Err(e)) => {
+                    return Err(ProviderError::Unreachable(
+                        self.scrub(&format!("{}: the reply stream broke: {e}", self.base_url)),
+                    ))
+                }
+            }
+        }
+    }
+
+    /// The body of an answer, bounded.
+    async fn read_body(&self, mut response: reqwest::Response) -> Result<Vec<u8>, ProviderError> {
         let mut body = Vec::new();
         while let Some(chunk) = response
             .chunk()
@@ -111,16 +180,18 @@ impl<'a> Http<'a> {
             }
             body.extend_from_slice(&chunk);
         }
-        match status.as_u16() {
-            200..=299 => serde_json::from_slice(&body).map_err(|e| {
-                ProviderError::Malformed(self.scrub(&format!("the body is not JSON ({e})")))
-            }),
-            401 | 403 => Err(self.unauthorized()),
-            429 => Err(ProviderError::RateLimited { retry_after }),
-            code => Err(ProviderError::Http {
+        Ok(body)
+    }
+
+    /// The error of an answer that is not a success.
+    fn refusal(&self, status: u16, retry_after: Option<Duration>, body: &[u8]) -> ProviderError {
+        match status {
+            401 | 403 => self.unauthorized(),
+            429 => ProviderError::RateLimited { retry_after },
+            code => ProviderError::Http {
                 status: code,
-                message: truncate(&self.scrub(&error_message(&body)), MAX_ERROR_CHARS),
-            }),
+                message: truncate(&self.scrub(&error_message(body)), MAX_ERROR_CHARS),
+            },
         }
     }
 
