@@ -1,8 +1,11 @@
 //! Chat: a conversation with the user's own model, which uses the servers' tools. Built in pieces behind the facade:
-//! the model's streamed reply read into text and tool calls (`stream`); the tool calls go through the approval
-//! engine (`crate::approval`) and the same call path as the user's own; the conversation is kept in
-//! `crate::conversations`.
+//! the tools a model is offered, each under one name (`tools`); the conversation written as the provider's request
+//! (`request`); the streamed reply read into text and tool calls (`stream`, sent by
+//! `crate::sampling::provider::stream_reply`); each tool call checked against what was offered (`vet`), then judged
+//! by the approval engine (`crate::approval`) before it takes the same call path as the user's own. Conversations
+//! are kept in `crate::conversations`.
 
+pub mod request;
 pub mod stream;
 pub mod tools;
 pub mod vet;
