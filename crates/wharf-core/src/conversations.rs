@@ -115,6 +115,12 @@ pub enum ConversationError {
         #[source]
         source: rusqlite::Error,
     },
+    #[error("cannot make the folder {} for the conversations database: {source}", path.display())]
+    Folder {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     #[error("could not set aside the unreadable conversations database {}: {source}", path.display())]
     SetAside {
         path: PathBuf,
@@ -160,8 +166,8 @@ impl ConversationStore {
     /// database was set aside and a new one started.
     pub fn open(path: &Path) -> Result<(ConversationStore, Option<String>), ConversationError> {
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|source| ConversationError::SetAside {
-                path: path.to_path_buf(),
+            std::fs::create_dir_all(dir).map_err(|source| ConversationError::Folder {
+                path: dir.to_path_buf(),
                 source,
             })?;
         }

@@ -202,3 +202,16 @@ fn exports_keep_who_said_what_and_quote_what_tools_wrote() {
     assert_eq!(exported["messages"].as_array().unwrap().len(), 3);
     assert_eq!(exported["messages"][1]["role"], "tool");
 }
+
+#[test]
+fn a_folder_that_cannot_be_made_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("not-a-folder");
+    std::fs::write(&file, b"x").unwrap();
+    match ConversationStore::open(&file.join("conversations.db")) {
+        Err(e @ ConversationError::Folder { .. }) => {
+            assert!(e.to_string().contains("not-a-folder"), "{e}")
+        }
+        other => panic!("{other:?}"),
+    }
+}

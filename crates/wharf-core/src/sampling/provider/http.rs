@@ -136,7 +136,9 @@ impl<'a> Http<'a> {
         let status = response.status();
         if !status.is_success() {
             let retry_after = retry_after(response.headers());
-            let body = self.read_body(response).await?;
+            let body = tokio::time::timeout(self.timeout, self.read_body(response))
+                .await
+                .map_err(|_| ProviderError::Timeout(self.timeout))??;
             return Err(self.refusal(status.as_u16(), retry_after, &body));
         }
         let chunks = response.bytes_stream().map_err(std::io::Error::other);
