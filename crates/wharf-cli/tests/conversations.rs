@@ -17,14 +17,6 @@ fn store_of(scratch: &Scratch) -> ConversationStore {
     ConversationStore::open(&path).unwrap().0
 }
 
-fn say(role: Role, text: &str) -> NewMessage {
-    NewMessage {
-        role,
-        text: text.into(),
-        data: None,
-    }
-}
-
 #[test]
 fn conversations_are_listed_shown_exported_and_deleted() {
     let scratch = Scratch::new(json!({}));
@@ -35,12 +27,17 @@ fn conversations_are_listed_shown_exported_and_deleted() {
     let store = store_of(&scratch);
     let c = store.create(Some("Notes")).unwrap();
     store
-        .append(&c.id, say(Role::User, "read notes.md"))
+        .append(&c.id, NewMessage::text(Role::User, "read notes.md"))
         .unwrap();
     store
-        .append(&c.id, say(Role::Tool, "the notes\x1b[2J\x1b]0;pwned\x07"))
+        .append(
+            &c.id,
+            NewMessage::text(Role::Tool, "the notes\x1b[2J\x1b]0;pwned\x07"),
+        )
         .unwrap();
-    store.append(&c.id, say(Role::Assistant, "Done.")).unwrap();
+    store
+        .append(&c.id, NewMessage::text(Role::Assistant, "Done."))
+        .unwrap();
 
     let listed = stdout_json(&scratch.run(&["conversations", "list"]));
     assert_eq!(listed[0]["id"], c.id.as_str());

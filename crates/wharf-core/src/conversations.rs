@@ -59,6 +59,17 @@ pub struct NewMessage {
     pub data: Option<Value>,
 }
 
+impl NewMessage {
+    /// A message of text alone.
+    pub fn text(role: Role, text: impl Into<String>) -> NewMessage {
+        NewMessage {
+            role,
+            text: text.into(),
+            data: None,
+        }
+    }
+}
+
 /// A message as kept.
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
@@ -138,6 +149,11 @@ pub enum ConversationError {
     NotFound(String),
 }
 
+/// The time of a conversation's latest activity: now (`?2`, in milliseconds), or just after the latest activity of
+/// any conversation when the clock has not moved on (two messages within a millisecond) or went back, so that the
+/// list's order is always the order things happened in.
+const ACTIVITY: &str = "max(?2, (SELECT coalesce(max(updated_at), 0) + 1 FROM conversations))";
+
 /// The most search hits returned.
 const MAX_HITS: usize = 50;
 /// The title a conversation starts with.
@@ -204,19 +220,21 @@ impl ConversationStore {
         let now = now_ms();
         let title = title.unwrap_or(UNTITLED);
         let conn = self.conn();
-        let id: String = conn
+        let (id, updated_at): (String, i64) = conn
             .query_row(
-                "INSERT INTO conversations (id, title, created_at, updated_at)
-                 VALUES (lower(hex(randomblob(12))), ?1, ?2, ?2) RETURNING id",
+                &format!(
+                    "INSERT INTO conversations (id, title, created_at, updated_at)
+                     VALUES (lower(hex(randomblob(12))), ?1, ?2, {ACTIVITY}) RETURNING id, updated_at"
+                ),
                 params![title, now],
-                |row| row.get(0),
+                |row| Ok((row.get(0)?, row.get(1)?)),
             )
             .map_err(self.failed("start a conversation"))?;
         Ok(ConversationSummary {
             id,
             title: title.to_string(),
             created_at: now,
-            updated_at: now,
+            updated_at,
             messages: 0,
         })
     }
@@ -233,7 +251,7 @@ impl ConversationStore {
         let tx = conn.transaction().map_err(self.failed("save a message"))?;
         let updated = tx
             .execute(
-                "UPDATE conversations SET updated_at = ?2 WHERE id = ?1",
+                &format!("UPDATE conversations SET updated_at = {ACTIVITY} WHERE id = ?1"),
                 params![conversation, now],
             )
             .map_err(self.failed("save a message"))?;
@@ -268,7 +286,7 @@ impl ConversationStore {
             .prepare(
                 "SELECT c.id, c.title, c.created_at, c.updated_at,
                         (SELECT count(*) FROM messages m WHERE m.conversation = c.id)
-                 FROM conversations c ORDER BY c.updated_at DESC, c.rowid DESC",
+                 FROM conversations c ORDER BY c.updated_at DESC",
             )
             .map_err(self.failed("list the conversations"))?;
         let rows = stmt

@@ -214,6 +214,16 @@ pub(super) struct FileLock {
 }
 
 impl FileLock {
+    /// The lock of the store at `path`, held until dropped.
+    fn beside(path: &Path) -> Result<FileLock, StoreError> {
+        let lock = lock_path(path);
+        FileLock::acquire(&lock).map_err(|source| StoreError::Io {
+            action: "lock",
+            path: lock,
+            source,
+        })
+    }
+
     pub(super) fn acquire(lock_path: &Path) -> io::Result<FileLock> {
         if let Some(dir) = lock_path.parent() {
             std::fs::create_dir_all(dir)?;
@@ -272,12 +282,7 @@ fn update_locked<E: Serialize + DeserializeOwned>(
     change: impl FnOnce(&mut Document<E>) -> Result<(), serde_json::Error>,
     notice: &mut Option<String>,
 ) -> Result<(), StoreError> {
-    let lock = lock_path(path);
-    let _held = FileLock::acquire(&lock).map_err(|source| StoreError::Io {
-        action: "lock",
-        path: lock.clone(),
-        source,
-    })?;
+    let _held = FileLock::beside(path)?;
     // Any temporary file here now belongs to a writer that died mid-write (every writer holds this lock).
     let _ = fsutil::remove_orphan_temps(path);
     let io_err = |action| {
@@ -324,12 +329,7 @@ pub(super) fn set_aside_if_corrupt<E: DeserializeOwned>(
     kind: &StoreKind,
     path: &Path,
 ) -> Result<Option<String>, StoreError> {
-    let lock = lock_path(path);
-    let _held = FileLock::acquire(&lock).map_err(|source| StoreError::Io {
-        action: "lock",
-        path: lock.clone(),
-        source,
-    })?;
+    let _held = FileLock::beside(path)?;
     match load::<E>(kind, path, None) {
         Ok(Some(Loaded::Read {
             doc: Err(Unusable::Corrupt(why)),

@@ -85,15 +85,9 @@ impl<'a> Http<'a> {
         if remaining.is_zero() {
             return Err(ProviderError::Timeout(self.timeout));
         }
-        let bytes = serde_json::to_vec(body)
-            .map_err(|e| ProviderError::InvalidParams(format!("cannot encode the request: {e}")))?;
         let sent = self
-            .client
-            .post(url)
-            .headers(headers)
-            .header(CONTENT_TYPE, "application/json")
+            .json_post(url, headers, body)?
             .timeout(remaining)
-            .body(bytes)
             .send()
             .await;
         let response = sent.map_err(|e| self.transport_error(&e))?;
@@ -120,15 +114,7 @@ impl<'a> Http<'a> {
         mut on_event: impl FnMut(&str) -> Result<(), ProviderError>,
     ) -> Result<(), ProviderError> {
         use futures::{StreamExt, TryStreamExt};
-        let bytes = serde_json::to_vec(body)
-            .map_err(|e| ProviderError::InvalidParams(format!("cannot encode the request: {e}")))?;
-        let sent = self
-            .client
-            .post(url)
-            .headers(headers)
-            .header(CONTENT_TYPE, "application/json")
-            .body(bytes)
-            .send();
+        let sent = self.json_post(url, headers, body)?.send();
         let response = tokio::time::timeout(self.timeout, sent)
             .await
             .map_err(|_| ProviderError::Timeout(self.timeout))?
@@ -164,6 +150,23 @@ impl<'a> Http<'a> {
                 }
             }
         }
+    }
+
+    /// A POST of `body` as JSON.
+    fn json_post(
+        &self,
+        url: &str,
+        headers: HeaderMap,
+        body: &Value,
+    ) -> Result<reqwest::RequestBuilder, ProviderError> {
+        let bytes = serde_json::to_vec(body)
+            .map_err(|e| ProviderError::InvalidParams(format!("cannot encode the request: {e}")))?;
+        Ok(self
+            .client
+            .post(url)
+            .headers(headers)
+            .header(CONTENT_TYPE, "application/json")
+            .body(bytes))
     }
 
     /// The body of an answer, bounded.
