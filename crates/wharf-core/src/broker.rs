@@ -24,6 +24,9 @@ pub enum InputKind {
     /// Not a server's request but Wharf's own question, asked on the way to one: the user sends a path outside the
     /// open workspace folders to a server whose preference is `"pathArguments": "ask"`. Accept sends it.
     PathOutside,
+    /// Wharf's own question too: may the model's call of a tool be sent? Accept carries a [`ToolCallAnswer`]
+    /// (`crate::chat::approve`); decline and cancel deny the call.
+    ToolCall,
 }
 
 impl InputKind {
@@ -34,6 +37,7 @@ impl InputKind {
             InputKind::ElicitationUrl => "elicitation_url",
             InputKind::Sampling => "sampling",
             InputKind::PathOutside => "path_outside",
+            InputKind::ToolCall => "tool_call",
         }
     }
 }
@@ -79,6 +83,8 @@ pub enum InputView {
     },
     /// A sampling request to review: the prompt first, then the provider's reply.
     Sampling(Box<crate::sampling::view::SamplingView>),
+    /// A model's tool call to approve: the server, the tool as it is defined now, the arguments, what changed.
+    ToolCall(Box<crate::chat::approve::ToolCallView>),
 }
 
 /// The user's answer. `Accept` carries what goes back (form content, a sampling reply...).
@@ -152,8 +158,8 @@ impl DeclaredCapabilities {
             InputKind::ElicitationForm => self.elicitation_form,
             InputKind::ElicitationUrl => self.elicitation_url,
             InputKind::Sampling => self.sampling,
-            // The user's own question: nothing a server could have been told about.
-            InputKind::PathOutside => true,
+            // The user's own questions: nothing a server could have been told about.
+            InputKind::PathOutside | InputKind::ToolCall => true,
         }
     }
 }
@@ -171,7 +177,10 @@ impl BrokerRefusal {
         match self {
             // roots.mdx: "Client does not support roots: -32601"; sampling is a method we do not offer either.
             BrokerRefusal::Undeclared(
-                InputKind::Roots | InputKind::Sampling | InputKind::PathOutside,
+                InputKind::Roots
+                | InputKind::Sampling
+                | InputKind::PathOutside
+                | InputKind::ToolCall,
             ) => -32601,
             // elicitation.mdx: a mode not declared in client capabilities gets -32602.
             BrokerRefusal::Undeclared(InputKind::ElicitationForm | InputKind::ElicitationUrl) => {

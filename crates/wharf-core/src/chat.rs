@@ -5,7 +5,9 @@
 //! by the approval engine (`crate::approval`) before it takes the same call path as the user's own. Conversations
 //! are kept in `crate::conversations`.
 
+pub mod approve;
 pub mod request;
 pub mod stream;
 pub mod tools;
+pub mod turn;
 pub mod vet;

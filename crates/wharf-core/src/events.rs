@@ -57,6 +57,8 @@ wire_codes! {
         LogFlood = "log_flood",
         NotificationFlood = "notification_flood",
         StdinError = "stdin_error",
+        GrantNotKept = "grant_not_kept",
+        ConversationNotSaved = "conversation_not_saved",
     }
 }
 
@@ -231,6 +233,32 @@ pub enum HostEvent {
         #[serde(skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         error: Option<String>,
+    },
+    /// A model's tool call was decided (before it is sent, or refused): the engine's grant, or the user's answer.
+    ToolCall {
+        server: String,
+        tool: String,
+        conversation: String,
+        /// What is sent: the model's arguments, or the user's edit of them.
+        arguments: Value,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        annotations: Option<Value>,
+        trusted: bool,
+        decision: crate::chat::approve::CallDecision,
+        /// Why a call was sent without asking.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        grant: Option<crate::approval::GrantKind>,
+        /// The tool differs from the definition a grant was given for: the grant was suspended and the user asked.
+        changed: bool,
+        changes: Vec<crate::approval::pin::ToolPart>,
+        pin: String,
+    },
+    /// A piece of the model's reply as it streams.
+    ChatDelta {
+        conversation: String,
+        text: String,
     },
     /// Something the user should know that is not an error (a config warning, a deprecation).
     Notice {

@@ -343,6 +343,36 @@ impl Host {
         }
     }
 
+    /// The servers a model may use, with their definitions: those ready now, and those starting once they are
+    /// ready. A server the user stopped, or one that failed, is left out rather than started behind their back.
+    pub async fn serving(&self) -> Vec<(ServerDef, Arc<Connection>)> {
+        let slots = self.snapshot();
+        let waits = slots.iter().map(|slot| async move {
+            let starting = matches!(
+                *slot.state.borrow(),
+                SlotState::Starting | SlotState::Restarting(_)
+            );
+            let ready = match &*slot.state.borrow() {
+                SlotState::Ready(conn) => Some(conn.clone()),
+                _ => None,
+            };
+            match ready {
+                Some(conn) => Some((slot.def.clone(), conn)),
+                None if starting => self
+                    .connection(&slot.def.name)
+                    .await
+                    .ok()
+                    .map(|conn| (slot.def.clone(), conn)),
+                None => None,
+            }
+        });
+        futures::future::join_all(waits)
+            .await
+            .into_iter()
+            .flatten()
+            .collect()
+    }
+
     pub async fn summaries(&self) -> Vec<ServerSummary> {
         let slots = self.snapshot();
         let mut out = Vec::with_capacity(slots.len());

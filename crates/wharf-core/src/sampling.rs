@@ -23,7 +23,6 @@ use serde_json::Value;
 
 use crate::broker::{AnswerAction, Broker, InputAnswer, InputKind, InputRequest, InputView};
 use crate::events::{EventSink, HostEvent, NoticeCode};
-use crate::secrets::SecretStore;
 use prefs::{Decision, Limits, Policy, SamplingPrefs};
 use provider::{ProviderConfig, ProviderError};
 
@@ -371,27 +370,9 @@ async fn complete(
     model: &str,
     max_tokens: u32,
 ) -> Result<Value, SamplingError> {
-    let key = match &provider.api_key_secret {
-        None => None,
-        Some(name) => {
-            let store = SecretStore::open().map_err(|e| {
-                SamplingError::Failed(format!(
-                    "cannot open the keyring for the API key {name}: {e}"
-                ))
-            })?;
-            let found = store.get_async(name.clone()).await.map_err(|e| {
-                SamplingError::Failed(format!(
-                    "cannot read the API key {name} from the keyring: {e}"
-                ))
-            })?;
-            let Some(key) = found else {
-                return Err(SamplingError::Failed(format!(
-                    "no API key is stored under \"{name}\": store it with `wharf secret set {name}` or in the app's settings"
-                )));
-            };
-            Some(key)
-        }
-    };
+    let key = provider::api_key(provider)
+        .await
+        .map_err(|e| SamplingError::Failed(e.to_string()))?;
     let key = key.map(crate::secrets::Secret::into_inner);
     provider::complete(
         provider,

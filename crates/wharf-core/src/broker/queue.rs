@@ -97,6 +97,7 @@ impl QuestionQueue {
         };
         if let InputAnswer::Accept { content } = &answer {
             check_form_answer(&request, content.clone())?;
+            check_tool_call_answer(&request, &answer)?;
         }
         Ok(self.reply(id, answer))
     }
@@ -142,6 +143,35 @@ fn check_form_answer(
         .cloned()
         .unwrap_or(Value::Null);
     checked_content(&schema, form, content).map(|_| ())
+}
+
+/// A tool call's card: the answer must be one, and edited arguments must fit the tool's input schema, so the card
+/// can show why before anything is sent.
+fn check_tool_call_answer(
+    request: &InputRequest,
+    answer: &InputAnswer,
+) -> Result<(), Vec<FieldProblem>> {
+    let Some(InputView::ToolCall(view)) = &request.view else {
+        return Ok(());
+    };
+    let InputAnswer::Accept {
+        content: Some(content),
+    } = answer
+    else {
+        return Ok(());
+    };
+    let problem = |field: &str, message: String| {
+        vec![FieldProblem {
+            field: field.into(),
+            message,
+        }]
+    };
+    let parsed: crate::chat::approve::ToolCallAnswer = serde_json::from_value(content.clone())
+        .map_err(|e| problem("", format!("not an answer to a tool call: {e}")))?;
+    parsed
+        .checked_arguments(view)
+        .map(|_| ())
+        .map_err(|e| problem("arguments", e.to_string()))
 }
 
 /// Removes a request whose asker stopped waiting (the call was cancelled or the server went away).

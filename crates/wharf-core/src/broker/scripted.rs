@@ -126,6 +126,20 @@ fn scripted(key: &str, item: Value) -> Result<Scripted, ScriptError> {
     if edit_reply.is_some() && key != "sampling" {
         return Err(ScriptError::EditReplyOutsideSampling { kind: kind() });
     }
+    if key == InputKind::ToolCall.as_str() {
+        // The card's own answer (`action`: allow_once, allow_conversation, allow_always or deny; `arguments`;
+        // `reason`), carried as an accept the approval reads back.
+        let answer = serde_json::from_value::<crate::chat::approve::ToolCallAnswer>(item).map_err(
+            |source| ScriptError::Answer {
+                kind: kind(),
+                source,
+            },
+        )?;
+        return Ok(Scripted {
+            answer: answer.into_input_answer(),
+            edit_reply: None,
+        });
+    }
     let mut answer = item;
     if let Value::Object(map) = &mut answer {
         map.remove("edit_reply");

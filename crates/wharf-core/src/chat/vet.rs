@@ -52,6 +52,14 @@ pub fn vet<'a>(tools: &'a ModelTools, call: &ToolCall) -> Result<VettedCall<'a>,
             reason: one_line(&e.to_string(), MAX_ECHO_CHARS),
         })?
     };
+    let arguments = fit_schema(&name, &tool.tool.input_schema, value)?;
+    Ok(VettedCall { tool, arguments })
+}
+
+/// `value` as the arguments of the tool `name`: a JSON object (nothing or `null` reads as no arguments) that fits
+/// `schema`. Used for the model's arguments and for the user's edit of them on the approval card.
+pub fn fit_schema(name: &str, schema: &Value, value: Value) -> Result<JsonObject, CallRefused> {
+    let name = name.to_string();
     let arguments = match value {
         Value::Object(map) => map,
         Value::Null => JsonObject::new(),
@@ -62,11 +70,9 @@ pub fn vet<'a>(tools: &'a ModelTools, call: &ToolCall) -> Result<VettedCall<'a>,
             })
         }
     };
-    let validator = crate::schema::compile(&tool.tool.input_schema).map_err(|e| {
-        CallRefused::UncheckableSchema {
-            tool: name.clone(),
-            reason: one_line(&e.to_string(), MAX_ECHO_CHARS),
-        }
+    let validator = crate::schema::compile(schema).map_err(|e| CallRefused::UncheckableSchema {
+        tool: name.clone(),
+        reason: one_line(&e.to_string(), MAX_ECHO_CHARS),
     })?;
     let instance = Value::Object(arguments);
     let mut problems: Vec<String> = Vec::new();
@@ -95,7 +101,7 @@ pub fn vet<'a>(tools: &'a ModelTools, call: &ToolCall) -> Result<VettedCall<'a>,
             reason: "they are not an object".into(),
         });
     };
-    Ok(VettedCall { tool, arguments })
+    Ok(arguments)
 }
 
 fn kind(value: &Value) -> &'static str {

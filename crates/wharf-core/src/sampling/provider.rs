@@ -24,6 +24,40 @@ pub use choice::choose_model;
 use http::Http;
 pub use streaming::stream_reply;
 
+/// Why the API key a provider entry names could not be had.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiKeyError {
+    #[error("cannot open the keyring for the API key {name}: {reason}")]
+    Keyring { name: String, reason: String },
+    #[error("cannot read the API key {name} from the keyring: {reason}")]
+    Read { name: String, reason: String },
+    #[error(
+        "no API key is stored under \"{0}\": store it with `wharf secret set {0}` or in the app's settings"
+    )]
+    Missing(String),
+}
+
+/// The API key `provider.apiKeySecret` names, from the OS keyring; none for an entry that names none.
+pub async fn api_key(
+    provider: &ProviderConfig,
+) -> Result<Option<crate::secrets::Secret>, ApiKeyError> {
+    let Some(name) = &provider.api_key_secret else {
+        return Ok(None);
+    };
+    let store = crate::secrets::SecretStore::open().map_err(|e| ApiKeyError::Keyring {
+        name: name.clone(),
+        reason: e.to_string(),
+    })?;
+    match store.get_async(name.clone()).await {
+        Ok(Some(key)) => Ok(Some(key)),
+        Ok(None) => Err(ApiKeyError::Missing(name.clone())),
+        Err(e) => Err(ApiKeyError::Read {
+            name: name.clone(),
+            reason: e.to_string(),
+        }),
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 #[serde(rename_all = "lowercase")]

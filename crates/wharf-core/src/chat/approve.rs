@@ -1,0 +1,292 @@
+//! A model's tool call before it is sent: the approval engine decides, and when it says "ask", the user is asked
+//! through the broker (one question at a time, in the order the model made the calls) with a card that shows the
+//! server, the tool as it is defined now, the arguments to edit and what changed since a grant was given. Every
+//! decision is told as a `tool_call` event before the call is sent or refused.
+
+use rmcp::model::JsonObject;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use super::tools::ModelTool;
+use super::vet::{fit_schema, CallRefused};
+use crate::approval::pin::{Pinned, ToolChange, ToolPart};
+use crate::approval::{Approvals, GrantKind, ServerStance, ToolCallChoice, Verdict};
+use crate::broker::{Broker, InputAnswer, InputKind, InputRequest, InputView};
+use crate::display_text::one_line;
+use crate::events::{EventSink, HostEvent, NoticeCode};
+
+/// The most of a deny reason the model is sent.
+const MAX_REASON_CHARS: usize = 2000;
+
+/// What the approval card shows.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ToolCallView {
+    pub conversation: String,
+    /// The model's id for the call, which the card is attributed to in the thread.
+    pub call_id: String,
+    pub server: String,
+    pub tool: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub title: Option<String>,
+    /// The tool's full description as the server wrote it (shown as text, never as markup).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub annotations: Option<Value>,
+    /// Whether the configuration trusts the server: only then do its annotations mean anything.
+    pub trusted: bool,
+    pub arguments: Value,
+    /// What edited arguments are checked against before they are sent.
+    pub input_schema: Value,
+    /// What changed since a grant was given for this tool: the grant is suspended until the user answers.
+    pub changes: Vec<ToolChange>,
+    /// A trusted server says the tool is destructive: it is asked about every time.
+    pub destructive: bool,
+    /// The tool was not offered earlier in this conversation.
+    pub new_tool: bool,
+    pub pin: String,
+}
+
+/// The user's answer on the card: the `tool_call` entry of `--answers`, and what the app sends.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct ToolCallAnswer {
+    pub action: ToolCallChoice,
+    /// Arguments that replace the model's; checked against the tool's input schema.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "Record<string, unknown>")]
+    pub arguments: Option<JsonObject>,
+    /// Sent to the model with a denial.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub reason: Option<String>,
+}
+
+impl ToolCallAnswer {
+    pub fn into_input_answer(self) -> InputAnswer {
+        InputAnswer::Accept {
+            content: serde_json::to_value(self).ok(),
+        }
+    }
+
+    /// The card's answer from the broker's: declining or cancelling the question denies the call, and so does an
+    /// accept that carries no readable answer (nothing is sent that the user did not clearly allow).
+    pub fn from_input_answer(answer: &InputAnswer) -> ToolCallAnswer {
+        let deny = ToolCallAnswer {
+            action: ToolCallChoice::Deny,
+            arguments: None,
+            reason: None,
+        };
+        match answer {
+            InputAnswer::Accept {
+                content: Some(content),
+            } => serde_json::from_value(content.clone()).unwrap_or(deny),
+            _ => deny,
+        }
+    }
+
+    /// The edited arguments as they will be sent, or why they cannot be.
+    pub fn checked_arguments(
+        &self,
+        view: &ToolCallView,
+    ) -> Result<Option<JsonObject>, CallRefused> {
+        match &self.arguments {
+            None => Ok(None),
+            Some(edited) => fit_schema(
+                &view.tool,
+                &view.input_schema,
+                Value::Object(edited.clone()),
+            )
+            .map(Some),
+        }
+    }
+}
+
+/// How a call was decided, as the `tool_call` event and the turn's output name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum CallDecision {
+    AllowOnce,
+    AllowConversation,
+    AllowAlways,
+    Deny,
+    /// Sent without asking: a grant, the server's `toolApproval: "allow"`, or a trusted read-only tool.
+    Granted,
+    /// Never offered to anyone: the model named no offered tool, or its arguments were not fit to send.
+    Refused,
+}
+
+impl From<ToolCallChoice> for CallDecision {
+    fn from(choice: ToolCallChoice) -> CallDecision {
+        match choice {
+            ToolCallChoice::AllowOnce => CallDecision::AllowOnce,
+            ToolCallChoice::AllowConversation => CallDecision::AllowConversation,
+            ToolCallChoice::AllowAlways => CallDecision::AllowAlways,
+            ToolCallChoice::Deny => CallDecision::Deny,
+        }
+    }
+}
+
+impl CallDecision {
+    pub fn sends(self) -> bool {
+        !matches!(self, CallDecision::Deny | CallDecision::Refused)
+    }
+}
+
+/// The outcome of the approval of one call.
+#[derive(Debug, Clone)]
+pub struct Approved {
+    pub decision: CallDecision,
+    pub grant: Option<GrantKind>,
+    /// What is sent: the model's arguments, or the user's edit of them.
+    pub arguments: JsonObject,
+    /// Why the call is not sent, for the model.
+    pub refusal: Option<String>,
+}
+
+/// What the approval of one call needs from the turn.
+pub struct Approval<'a> {
+    pub approvals: &'a Approvals,
+    pub broker: &'a Broker,
+    pub events: &'a EventSink,
+    pub conversation: &'a str,
+}
+
+/// One call to approve: the tool the model named, the definition it is pinned to, the server's stance.
+pub struct CallToApprove<'a> {
+    pub call_id: &'a str,
+    pub tool: &'a ModelTool,
+    pub pinned: Pinned,
+    pub stance: ServerStance,
+    pub arguments: JsonObject,
+    pub new_tool: bool,
+}
+
+impl Approval<'_> {
+    /// Decides the call, asking the user when the engine says so, keeps the grant the user gave, and tells the
+    /// decision as a `tool_call` event.
+    pub async fn decide(&self, call: CallToApprove<'_>) -> Approved {
+        let server = &call.tool.server;
+        let pin = call.pinned.pin();
+        let verdict = self
+            .approvals
+            .decide(self.conversation, server, call.stance, &call.pinned);
+        let mut changes: Vec<ToolPart> = Vec::new();
+        let approved = match verdict {
+            Verdict::Granted(grant) => Approved {
+                decision: CallDecision::Granted,
+                grant: Some(grant),
+                arguments: call.arguments.clone(),
+                refusal: None,
+            },
+            Verdict::Refused => Approved {
+                decision: CallDecision::Deny,
+                grant: None,
+                arguments: call.arguments.clone(),
+                refusal: Some(format!(
+                    "the user's configuration denies every call of {server}'s tools"
+                )),
+            },
+            Verdict::Ask(reason) => {
+                changes = reason.changes.iter().map(|c| c.part).collect();
+                let view = ToolCallView {
+                    conversation: self.conversation.to_string(),
+                    call_id: call.call_id.to_string(),
+                    server: server.clone(),
+                    tool: call.tool.tool.name.clone(),
+                    title: call.tool.tool.title.clone(),
+                    description: call.tool.tool.description.clone(),
+                    annotations: call.tool.tool.annotations.clone(),
+                    trusted: call.stance.trusted,
+                    arguments: Value::Object(call.arguments.clone()),
+                    input_schema: call.tool.tool.input_schema.clone(),
+                    changes: reason.changes,
+                    destructive: reason.destructive,
+                    new_tool: call.new_tool,
+                    pin: pin.clone(),
+                };
+                self.ask(view, &call).await
+            }
+        };
+        self.events.emit(HostEvent::ToolCall {
+            server: server.clone(),
+            tool: call.tool.tool.name.clone(),
+            conversation: self.conversation.to_string(),
+            arguments: Value::Object(approved.arguments.clone()),
+            annotations: call.tool.tool.annotations.clone(),
+            trusted: call.stance.trusted,
+            decision: approved.decision,
+            grant: approved.grant,
+            changed: !changes.is_empty(),
+            changes,
+            pin,
+        });
+        approved
+    }
+
+    async fn ask(&self, view: ToolCallView, call: &CallToApprove<'_>) -> Approved {
+        let request = InputRequest {
+            server: view.server.clone(),
+            kind: InputKind::ToolCall,
+            cause: Some(format!("the model calls {}", view.tool)),
+            params: json!({"name": view.tool, "arguments": view.arguments}),
+            view: Some(InputView::ToolCall(Box::new(view.clone()))),
+        };
+        let answer = match self.broker.ask(request).await {
+            Ok(answer) => ToolCallAnswer::from_input_answer(&answer),
+            // The question is Wharf's own and always declared; a refusal would still mean no call.
+            Err(_) => ToolCallAnswer::from_input_answer(&InputAnswer::Decline),
+        };
+        let denied = |reason: String| Approved {
+            decision: CallDecision::Deny,
+            grant: None,
+            arguments: call.arguments.clone(),
+            refusal: Some(reason),
+        };
+        if answer.action == ToolCallChoice::Deny {
+            let reason = match answer.reason.as_deref().map(str::trim) {
+                Some(reason) if !reason.is_empty() => format!(
+                    "the user denied this call: {}",
+                    one_line(reason, MAX_REASON_CHARS)
+                ),
+                _ => "the user denied this call".to_string(),
+            };
+            return denied(reason);
+        }
+        let arguments = match answer.checked_arguments(&view) {
+            Ok(Some(edited)) => edited,
+            Ok(None) => call.arguments.clone(),
+            Err(e) => return denied(format!("the arguments the user edited were not sent: {e}")),
+        };
+        if let Err(e) =
+            self.approvals
+                .record(self.conversation, &view.server, &call.pinned, answer.action)
+        {
+            // The call was allowed; only the grant for later is lost, and the user is told.
+            self.events.emit(HostEvent::Notice {
+                server: Some(view.server.clone()),
+                code: NoticeCode::GrantNotKept,
+                message: format!(
+                    "the grant for {} was not kept ({e}): the next call will ask again",
+                    view.tool
+                ),
+            });
+        }
+        Approved {
+            decision: answer.action.into(),
+            grant: None,
+            arguments,
+            refusal: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
