@@ -115,6 +115,7 @@ pub fn as_notice(event: &HostEvent) -> Option<Value> {
         | HostEvent::ElicitationForm { .. }
         | HostEvent::ElicitationUrl { .. }
         | HostEvent::Sampling { .. }
+        | HostEvent::ToolCall { .. }
         | HostEvent::SignIn { .. } => {
             let mut value = serde_json::to_value(event).ok()?;
             let object = value.as_object_mut()?;

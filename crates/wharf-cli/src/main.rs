@@ -4,6 +4,7 @@
 mod auth_cmd;
 mod bench;
 mod catalog_cmd;
+mod chat_cmd;
 mod conformance;
 mod conversations_cmd;
 mod events_file;
@@ -88,6 +89,13 @@ pub(crate) enum Command {
         /// The arguments already filled, as a JSON object.
         context: Option<String>,
     },
+    /// One turn of a conversation with the configured model; prints what it added.
+    Chat {
+        /// Continue this stored conversation (default: start a new one).
+        #[arg(long, value_name = "ID")]
+        conversation: Option<String>,
+        message: String,
+    },
     /// A long-running host driven by JSON commands on stdin.
     Session,
     /// The client command the MCP conformance suite launches.
@@ -105,11 +113,8 @@ pub(crate) enum Command {
     #[command(subcommand)]
     Bench(bench::BenchCommand),
     #[command(external_subcommand)]
-    Later(Vec<String>),
+    Unknown(Vec<String>),
 }
-
-/// The commands docs/cli.md names that are still to come: each answers exit 2, "not yet supported".
-const COMING_COMMANDS: [&str; 1] = ["chat"];
 
 /// A failure that ends the command: exit 2 with one line on stderr.
 #[derive(Debug)]
@@ -181,12 +186,8 @@ fn init_logging() {
 }
 
 async fn run(cli: Cli) -> Result<ExitCode, Failure> {
-    if let Command::Later(words) = &cli.command {
+    if let Command::Unknown(words) = &cli.command {
         let name = words.first().map(String::as_str).unwrap_or("");
-        // Commands the contract names before they exist are told apart from typing mistakes.
-        if COMING_COMMANDS.contains(&name) {
-            return Err(Failure(format!("\"{name}\" is not yet supported")));
-        }
         return Err(Failure(format!(
             "unknown command \"{name}\" (see wharf --help)"
         )));
@@ -256,6 +257,16 @@ async fn run(cli: Cli) -> Result<ExitCode, Failure> {
     }
     match cli.command {
         Command::Session => session::run(builder, events).await,
+        Command::Chat {
+            conversation,
+            message,
+        } => {
+            let chat = chat_cmd::open(builder.config(), &events.sink())?;
+            let host = builder.build(events.sink());
+            let outcome = chat_cmd::run(&host, &chat, conversation.as_deref(), &message).await;
+            host.shutdown().await;
+            outcome
+        }
         command => {
             let host = builder.build(events.sink());
             let outcome = one_shot(&host, command).await;
@@ -378,12 +389,13 @@ async fn one_shot(host: &Host, command: Command) -> Result<ExitCode, Failure> {
         | Command::Prompt { .. }
         | Command::Complete { .. } => catalog_cmd::run(host, command).await,
         Command::Session
+        | Command::Chat { .. }
         | Command::Conformance { .. }
         | Command::Secret(_)
         | Command::Conversations(_)
         | Command::Auth(_)
         | Command::Bench(_)
-        | Command::Later(_) => Err(Failure("internal: command dispatched twice".into())),
+        | Command::Unknown(_) => Err(Failure("internal: command dispatched twice".into())),
     }
 }
 

@@ -44,7 +44,10 @@ pub async fn run(host: HostBuilder, events: EventsFile) -> Result<ExitCode, Fail
         })
     };
     let config_path = host.config().path.clone();
+    let config = host.config().clone();
     let host = Arc::new(host.build(sink));
+    // Opened at the first `chat` command: a session that never chats leaves no conversations file behind.
+    let mut chat: Option<Arc<wharf_core::facade::ChatService>> = None;
     // Notices of the session itself, outside the host's events, written as the host's are.
     let notice = |code: NoticeCode, message: String| {
         let event = HostEvent::Notice {
@@ -103,6 +106,33 @@ pub async fn run(host: HostBuilder, events: EventsFile) -> Result<ExitCode, Fail
                     calls
                         .run(&id.to_string(), |token| {
                             call(&host, &out, &command, &id, token)
+                        })
+                        .await;
+                });
+            }
+            "chat" => {
+                if chat.is_none() {
+                    match crate::chat_cmd::open(&config, host.events()) {
+                        Ok(service) => chat = Some(service),
+                        Err(e) => {
+                            reply_err(&out, &id, e.code(), &e.to_string());
+                            continue;
+                        }
+                    }
+                }
+                let Some(service) = chat.clone() else {
+                    continue;
+                };
+                let (host, out, calls) = (host.clone(), out.clone(), calls.clone());
+                tasks.spawn(async move {
+                    calls
+                        .run(&id.to_string(), |token| async {
+                            match crate::chat_cmd::session_turn(&host, &service, &command, token)
+                                .await
+                            {
+                                Ok(outcome) => reply_ok(&out, &id, outcome),
+                                Err(e) => reply_err(&out, &id, e.code(), &e.to_string()),
+                            }
                         })
                         .await;
                 });

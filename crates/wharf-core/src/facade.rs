@@ -3,9 +3,11 @@
 
 pub mod assemble;
 pub mod calls;
+pub mod chat;
 pub mod error_code;
 pub mod startup;
 
 pub use assemble::{sampling_service, HostBuilder};
 pub use calls::Calls;
+pub use chat::{ChatError, ChatPaths, ChatService};
 pub use error_code::ErrorCode;

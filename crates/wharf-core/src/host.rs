@@ -200,6 +200,11 @@ impl Host {
         }
     }
 
+    /// Where the host's events go: front ends' own events about its work (a chat's deltas) go there too.
+    pub fn events(&self) -> &EventSink {
+        &self.ctx.events
+    }
+
     /// The broker every server's questions go through.
     pub fn broker(&self) -> &crate::broker::Broker {
         &self.ctx.broker

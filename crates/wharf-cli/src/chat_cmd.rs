@@ -1,0 +1,76 @@
+//! `wharf chat [--conversation ID] MESSAGE` and the session's `chat` command: one turn of a conversation with the
+//! configured model, run by wharf-core's chat service (docs/cli.md, "chat").
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
+use wharf_core::chat::turn::{TurnOutcome, TurnStop};
+use wharf_core::config::Config;
+use wharf_core::events::NoticeCode;
+use wharf_core::facade::{ChatError, ChatPaths, ChatService};
+use wharf_core::{EventSink, Host, HostEvent};
+
+use crate::{output, Failure};
+
+/// Opens the user's grants and conversations for chat; what was set aside on the way is told as a notice.
+pub fn open(config: &Config, events: &EventSink) -> Result<Arc<ChatService>, ChatError> {
+    let (service, notices) = ChatService::open(config, &ChatPaths::default())?;
+    for message in notices {
+        events.emit(HostEvent::Notice {
+            server: None,
+            code: NoticeCode::PreferencesSetAside,
+            message,
+        });
+    }
+    Ok(Arc::new(service))
+}
+
+/// The turn's output as the contract writes it (the configuration's secrets masked).
+pub fn outcome_json(outcome: &TurnOutcome) -> Value {
+    output::record(serde_json::to_value(outcome).unwrap_or(Value::Null))
+}
+
+/// `wharf chat`: prints what the turn added. Exit 0 when the turn ended (a tool's failure included), 2 when the
+/// provider failed (the reason last on stderr too).
+pub async fn run(
+    host: &Host,
+    service: &ChatService,
+    conversation: Option<&str>,
+    message: &str,
+) -> Result<ExitCode, Failure> {
+    service.settings().map_err(Failure)?;
+    host.start_all().await;
+    let cancel = CancellationToken::new();
+    let interrupt = cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            interrupt.cancel();
+        }
+    });
+    let outcome = service
+        .turn(host, conversation, message, &cancel)
+        .await
+        .map_err(|e| Failure(e.to_string()))?;
+    crate::print_json(&outcome_json(&outcome));
+    match (outcome.stop_reason, &outcome.error) {
+        (TurnStop::Error, Some(reason)) => Err(Failure(reason.clone())),
+        (TurnStop::Error, None) => Err(Failure("the turn ended in an error".into())),
+        _ => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// The session's `chat` command: deltas stream as `chat_delta` events (the host's sink), and the reply is the same
+/// object as `wharf chat` prints.
+pub async fn session_turn(
+    host: &Host,
+    service: &ChatService,
+    command: &Value,
+    cancel: CancellationToken,
+) -> Result<Value, ChatError> {
+    let conversation = command.get("conversation").and_then(Value::as_str);
+    let message = command.get("message").and_then(Value::as_str).unwrap_or("");
+    let outcome = service.turn(host, conversation, message, &cancel).await?;
+    Ok(json!(outcome_json(&outcome)))
+}

@@ -1,0 +1,137 @@
+//! Chat as both front ends use it: the model from the configuration, the user's grants and stored conversations,
+//! and a turn run on the host's servers. The app and `wharf chat` / `session` only present what this returns.
+
+use std::path::PathBuf;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::approval::Approvals;
+use crate::chat::turn::{
+    run_turn, ChatSettings, TurnContext, TurnError, TurnOutcome, DEFAULT_IDLE, DEFAULT_MAX_TOKENS,
+};
+use crate::config::Config;
+use crate::conversations::{ConversationError, ConversationStore};
+use crate::facade::ErrorCode;
+use crate::host::Host;
+
+/// Why chat cannot run.
+#[derive(Debug, thiserror::Error)]
+pub enum ChatError {
+    #[error(
+        "no model is configured: add \"chat\": {{\"provider\": {{\"kind\": \"openai\", \"baseUrl\": \"...\", \
+         \"model\": \"...\"}}}} to {0} (Ollama, LM Studio, llama.cpp, vLLM or OpenAI), or \"kind\": \"anthropic\""
+    )]
+    NoModel(String),
+    #[error("{0}")]
+    BadProvider(String),
+    #[error("{0}")]
+    Store(#[from] ConversationError),
+    #[error("{0}")]
+    Turn(#[from] TurnError),
+}
+
+impl ChatError {
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            ChatError::NoModel(_) | ChatError::BadProvider(_) => ErrorCode::Config,
+            ChatError::Store(ConversationError::NotFound(_))
+            | ChatError::Turn(TurnError::Conversation(ConversationError::NotFound(_))) => {
+                ErrorCode::UnknownTarget
+            }
+            ChatError::Turn(TurnError::EmptyMessage) => ErrorCode::Invalid,
+            ChatError::Turn(TurnError::ApiKey(_)) => ErrorCode::Keyring,
+            ChatError::Store(_) | ChatError::Turn(TurnError::Conversation(_)) => ErrorCode::Write,
+        }
+    }
+}
+
+/// The settings of chat read from the configuration: the model to use, or why there is none.
+pub fn chat_settings(config: &Config) -> Result<ChatSettings, ChatError> {
+    match config.chat_provider() {
+        None => Err(ChatError::NoModel(config.path.display().to_string())),
+        Some(Err(e)) => Err(ChatError::BadProvider(e.clone())),
+        Some(Ok(provider)) => Ok(ChatSettings {
+            provider: provider.clone(),
+            max_steps: config.chat.max_steps,
+            max_tokens: DEFAULT_MAX_TOKENS,
+            idle: DEFAULT_IDLE,
+        }),
+    }
+}
+
+/// What chat keeps per user: the grants and the conversations.
+pub struct ChatService {
+    pub approvals: Approvals,
+    pub store: ConversationStore,
+    settings: std::sync::RwLock<Result<ChatSettings, String>>,
+}
+
+/// Where a front end's chat keeps its files.
+pub struct ChatPaths {
+    pub grants: PathBuf,
+    pub conversations: PathBuf,
+}
+
+impl Default for ChatPaths {
+    fn default() -> ChatPaths {
+        ChatPaths {
+            grants: Approvals::default_path(),
+            conversations: ConversationStore::default_path(),
+        }
+    }
+}
+
+impl ChatService {
+    /// Opens the grants and the conversations; the strings are notices for the user (a file set aside).
+    pub fn open(
+        config: &Config,
+        paths: &ChatPaths,
+    ) -> Result<(ChatService, Vec<String>), ChatError> {
+        let mut notices = Vec::new();
+        let (approvals, notice) = Approvals::open(paths.grants.clone());
+        notices.extend(notice);
+        let (store, notice) = ConversationStore::open(&paths.conversations)?;
+        notices.extend(notice);
+        let service = ChatService {
+            approvals,
+            store,
+            settings: std::sync::RwLock::new(chat_settings(config).map_err(|e| e.to_string())),
+        };
+        Ok((service, notices))
+    }
+
+    /// The configuration changed: the next turn uses its model.
+    pub fn reconfigure(&self, config: &Config) {
+        if let Ok(mut settings) = self.settings.write() {
+            *settings = chat_settings(config).map_err(|e| e.to_string());
+        }
+    }
+
+    /// The model the next turn goes to, or why there is none.
+    pub fn settings(&self) -> Result<ChatSettings, String> {
+        self.settings
+            .read()
+            .map_err(|_| "the chat settings could not be read".to_string())
+            .and_then(|s| s.clone())
+    }
+
+    /// One turn: `message` added to `conversation` (a new one when `None`), the model answering with the tools of
+    /// every server that is up, until it stops, the step limit, an error or `cancel`.
+    pub async fn turn(
+        &self,
+        host: &Host,
+        conversation: Option<&str>,
+        message: &str,
+        cancel: &CancellationToken,
+    ) -> Result<TurnOutcome, ChatError> {
+        let settings = self.settings().map_err(ChatError::BadProvider)?;
+        let cx = TurnContext {
+            host,
+            approvals: &self.approvals,
+            store: &self.store,
+            events: host.events(),
+            settings: &settings,
+        };
+        Ok(run_turn(&cx, conversation, message, cancel).await?)
+    }
+}
