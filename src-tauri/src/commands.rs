@@ -318,6 +318,7 @@ mod tests {
             server: "s".into(),
             kind: InputKind::ElicitationForm,
             cause: None,
+            origin: None,
             params: json!({"message": "?", "requestedSchema": schema}),
             view: Some(InputView::Form {
                 message: "?".into(),

@@ -228,6 +228,7 @@ impl SignInAgent for BrokerConsent {
                 server: prompt.server.clone(),
                 kind: InputKind::ElicitationUrl,
                 cause: Some("signing in".into()),
+                origin: None,
                 params: serde_json::json!({
                     "mode": "url", "message": message, "url": prompt.review.url,
                 }),

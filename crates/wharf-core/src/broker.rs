@@ -52,12 +52,40 @@ pub struct InputRequest {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub cause: Option<String>,
+    /// The call it arose from, as its caller labelled it (a conversation's tool call: `{conversation, call}`), when
+    /// Wharf can tell: the call whose round asked, or the only call in flight on the server.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub origin: Option<Value>,
     /// The request's params as the server sent them.
     pub params: Value,
     /// What Wharf made of them for the dialog (the form's fields, the URL's review), when the kind has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub view: Option<InputView>,
+}
+
+/// The user action a server's question arose from: words for the dialog ("calling tool echo"), and the label the
+/// caller gave the call, so a front end can show the question beside it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Cause {
+    pub text: String,
+    pub origin: Option<Value>,
+}
+
+impl From<&str> for Cause {
+    fn from(text: &str) -> Cause {
+        Cause::new(text, None)
+    }
+}
+
+impl Cause {
+    pub fn new(text: impl Into<String>, origin: Option<Value>) -> Cause {
+        Cause {
+            text: text.into(),
+            origin,
+        }
+    }
 }
 
 /// What the dialog shows besides the server's raw params: Wharf's reading of them, so no front end interprets the
@@ -260,6 +288,7 @@ mod tests {
             server: "s".into(),
             kind,
             cause: None,
+            origin: None,
             params: Value::Null,
             view: None,
         }

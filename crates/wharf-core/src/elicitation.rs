@@ -63,7 +63,7 @@ pub struct Elicitation<'a> {
     pub guard: &'a guard::ElicitationGuard,
     pub events: &'a EventSink,
     pub server: &'a str,
-    pub cause: Option<String>,
+    pub cause: Option<crate::broker::Cause>,
     pub params: &'a Value,
 }
 
@@ -168,7 +168,8 @@ async fn ask(e: &Elicitation<'_>, kind: InputKind, view: InputView) -> InputAnsw
         .ask(InputRequest {
             server: e.server.to_string(),
             kind,
-            cause: e.cause.clone(),
+            cause: e.cause.as_ref().map(|c| c.text.clone()),
+            origin: e.cause.as_ref().and_then(|c| c.origin.clone()),
             params: e.params.clone(),
             view: Some(view),
         })

@@ -79,7 +79,7 @@ pub struct Sampling<'a> {
     pub events: &'a EventSink,
     pub server: &'a str,
     pub definition_hash: &'a str,
-    pub cause: Option<String>,
+    pub cause: Option<crate::broker::Cause>,
     pub params: &'a Value,
     /// The server speaks 2026-07-28, where sampling is deprecated: it is told once.
     pub modern: bool,
@@ -293,7 +293,8 @@ async fn ask_user(s: &Sampling<'_>, view: SamplingView) -> InputAnswer {
         .ask(InputRequest {
             server: s.server.to_string(),
             kind: InputKind::Sampling,
-            cause: s.cause.clone(),
+            cause: s.cause.as_ref().map(|c| c.text.clone()),
+            origin: s.cause.as_ref().and_then(|c| c.origin.clone()),
             params: s.params.clone(),
             view: Some(InputView::Sampling(Box::new(view))),
         })

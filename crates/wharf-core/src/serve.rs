@@ -95,8 +95,8 @@ pub struct Asking<'a> {
     pub era: Era,
     /// It came as an input request of an MRTR round rather than as a request of its own.
     pub in_round: bool,
-    /// The user action that caused it, e.g. "calling tool echo".
-    pub cause: Option<String>,
+    /// The user action that caused it, e.g. "calling tool echo", and the call's label.
+    pub cause: Option<crate::broker::Cause>,
 }
 
 impl Asking<'_> {

@@ -12,6 +12,11 @@ export type InputRequest = { server: string, kind: InputKind,
  */
 cause?: string, 
 /**
+ * The call it arose from, as its caller labelled it (a conversation's tool call: `{conversation, call}`), when
+ * Wharf can tell: the call whose round asked, or the only call in flight on the server.
+ */
+origin?: JsonValue, 
+/**
  * The request's params as the server sent them.
  */
 params: JsonValue, 

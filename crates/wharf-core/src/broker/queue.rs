@@ -36,7 +36,7 @@ pub struct InputResolved {
 /// or its asker stopped waiting).
 #[derive(Debug, Clone)]
 pub enum QueueEvent {
-    Asked(PendingInput),
+    Asked(Box<PendingInput>),
     Resolved(InputResolved),
 }
 
@@ -202,7 +202,7 @@ impl UserAgent for QuestionQueue {
             if let Ok(mut p) = self.pending.lock() {
                 p.insert(id, (request.clone(), tx));
             }
-            self.tell(QueueEvent::Asked(PendingInput { id, request }));
+            self.tell(QueueEvent::Asked(Box::new(PendingInput { id, request })));
             let _forget = Forget { agent: self, id };
             // A dropped sender means the app is closing: that is a cancel, never an accept.
             rx.await.unwrap_or(InputAnswer::Cancel)
@@ -220,6 +220,7 @@ mod tests {
             server: server.into(),
             kind: InputKind::ElicitationForm,
             cause: Some("calling tool t".into()),
+            origin: None,
             params: json!({"message": "?"}),
             view: None,
         }
@@ -232,6 +233,7 @@ mod tests {
             server: "s".into(),
             kind: InputKind::ElicitationForm,
             cause: None,
+            origin: None,
             params: json!({"message": "Who are you?", "requestedSchema": schema}),
             view: Some(InputView::Form {
                 message: "Who are you?".into(),

@@ -236,6 +236,7 @@ impl Approval<'_> {
             server: view.server.clone(),
             kind: InputKind::ToolCall,
             cause: Some(format!("the model calls {}", view.tool)),
+            origin: Some(json!({"conversation": view.conversation, "call": view.call_id})),
             params: json!({"name": view.tool, "arguments": view.arguments}),
             view: Some(InputView::ToolCall(Box::new(view.clone()))),
         };

@@ -19,7 +19,7 @@ use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use rmcp::ClientHandler;
 use serde_json::Value;
 
-use crate::broker::Broker;
+use crate::broker::{Broker, Cause};
 use crate::elicitation;
 use crate::events::{EventSink, HostEvent, ListKind, NoticeCode};
 use crate::raw_message;
@@ -102,7 +102,7 @@ fn wire_root(root: crate::workspace::Root) -> rmcp::model::Root {
 impl WharfHandler {
     /// How a request of this server is served: `in_round` when it came inside an MRTR round, `cause` the user
     /// action that led to it.
-    pub(super) fn asking(&self, in_round: bool, cause: Option<String>) -> Asking<'_> {
+    pub(super) fn asking(&self, in_round: bool, cause: Option<Cause>) -> Asking<'_> {
         Asking {
             server: &self.server,
             broker: &self.broker,

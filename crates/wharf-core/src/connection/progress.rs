@@ -11,6 +11,7 @@ use std::future::poll_fn;
 use std::sync::{Arc, Mutex};
 use std::task::{Poll, Waker};
 
+use crate::broker::Cause;
 use crate::events::{EventSink, HostEvent, NoticeCode};
 use rmcp::model::{
     JsonRpcMessage, JsonRpcNotification, ProgressNotificationParam, ProgressToken,
@@ -30,7 +31,7 @@ struct RouterState {
     unclaimed: VecDeque<ProgressNotificationParam>,
     /// What the user's calls in flight are doing ("calling tool x"), oldest first: a handshake-era request from the
     /// server names no call, so the dialog is badged with these.
-    calls: Vec<(u64, String)>,
+    calls: Vec<(u64, Cause)>,
     next_call: u64,
 }
 
@@ -129,14 +130,14 @@ impl ProgressRouter {
 
 impl ProgressRouter {
     /// A user's call starts; it is forgotten when the guard drops.
-    pub fn begin_call(&self, cause: &str) -> CallInFlight {
+    pub fn begin_call(&self, cause: &Cause) -> CallInFlight {
         let id = self
             .0
             .lock()
             .map(|mut state| {
                 state.next_call += 1;
                 let id = state.next_call;
-                state.calls.push((id, cause.to_string()));
+                state.calls.push((id, cause.clone()));
                 id
             })
             .unwrap_or_default();
@@ -146,11 +147,17 @@ impl ProgressRouter {
         }
     }
 
-    /// The likely cause of a server's request: the one call in flight, or all of them.
-    pub fn calls_in_flight(&self) -> Option<String> {
+    /// The likely cause of a server's request: the one call in flight (with its label), or all of them (with the
+    /// label they share, if they share one).
+    pub fn calls_in_flight(&self) -> Option<Cause> {
         let state = self.0.lock().ok()?;
-        let causes: Vec<&str> = state.calls.iter().map(|(_, c)| c.as_str()).collect();
-        (!causes.is_empty()).then(|| causes.join(" or "))
+        let (_, first) = state.calls.first()?;
+        let text: Vec<&str> = state.calls.iter().map(|(_, c)| c.text.as_str()).collect();
+        let shared = state.calls.iter().all(|(_, c)| c.origin == first.origin);
+        Some(Cause::new(
+            text.join(" or "),
+            if shared { first.origin.clone() } else { None },
+        ))
     }
 }
 

@@ -13,6 +13,7 @@ use rmcp::service::PeerRequestOptions;
 use serde_json::Value;
 
 use super::{CallOptions, Connection, ConnectionError, DEFAULT_MAX_MRTR_ROUNDS};
+use crate::broker::Cause;
 use crate::config::PathArgumentPolicy;
 use crate::elicitation::{self, ElicitReply};
 
@@ -30,11 +31,12 @@ impl Connection {
             && !self.takes_no_paths(tool)
         {
             // Boxed, as every rare branch's future (see `request`).
-            Box::pin(self.check_path_arguments(tool, args.as_ref())).await?;
+            Box::pin(self.check_path_arguments(tool, args.as_ref(), options.label.as_ref()))
+                .await?;
         }
         let mut params = CallToolRequestParams::new(tool.to_string());
         params.arguments = args;
-        let cause = format!("calling tool {tool}");
+        let cause = Cause::new(format!("calling tool {tool}"), options.label.clone());
         let call = || {
             self.rounds(&cause, options, |responses, state| {
                 let mut round = params.clone();
@@ -74,7 +76,7 @@ impl Connection {
         let mut params = GetPromptRequestParams::new(name);
         params.arguments = args;
         self.rounds(
-            &format!("getting prompt {name}"),
+            &Cause::new(format!("getting prompt {name}"), options.label.clone()),
             options,
             |responses, state| {
                 let mut round = params.clone();
@@ -93,7 +95,8 @@ impl Connection {
         options: &CallOptions,
     ) -> Result<Value, ConnectionError> {
         let params = ReadResourceRequestParams::new(uri);
-        self.rounds(&format!("reading {uri}"), options, |responses, state| {
+        let cause = Cause::new(format!("reading {uri}"), options.label.clone());
+        self.rounds(&cause, options, |responses, state| {
             let mut round = params.clone();
             round.input_responses = responses;
             round.request_state = state;
@@ -107,7 +110,7 @@ impl Connection {
     /// call can leak into another.
     async fn rounds(
         &self,
-        cause: &str,
+        cause: &Cause,
         options: &CallOptions,
         build: impl Fn(Option<InputResponses>, Option<String>) -> ClientRequest,
     ) -> Result<Value, ConnectionError> {
@@ -130,7 +133,8 @@ impl Connection {
             }
         }
         Err(ConnectionError::Protocol(format!(
-            "the server kept asking for more input: gave up after {max_rounds} rounds of {cause}"
+            "the server kept asking for more input: gave up after {max_rounds} rounds of {}",
+            cause.text
         )))
     }
 
@@ -209,7 +213,7 @@ impl Connection {
     /// so, or the server's `notifications/elicitation/complete` does). Any refusal ends the call with the reason.
     async fn serve_required_urls(
         &self,
-        cause: &str,
+        cause: &Cause,
         message: &str,
         data: Option<&Value>,
     ) -> Result<(), ConnectionError> {
@@ -222,7 +226,10 @@ impl Connection {
                 message: format!("{message} (and the server named no URL to open)"),
                 data: data.cloned(),
             })?;
-        let cause = format!("{cause}: needed before it can run");
+        let cause = Cause::new(
+            format!("{}: needed before it can run", cause.text),
+            cause.origin.clone(),
+        );
         let asking = self.asking(&cause);
         for params in elicitations {
             let e = asking.elicitation(params);

@@ -98,6 +98,7 @@ impl Connection {
         &self,
         tool: &str,
         args: Option<&JsonObject>,
+        origin: Option<&serde_json::Value>,
     ) -> Result<(), ConnectionError> {
         let Some(args) = args.filter(|a| !a.is_empty()) else {
             return Ok(());
@@ -141,6 +142,7 @@ impl Connection {
             server: self.server.clone(),
             kind: InputKind::PathOutside,
             cause: Some(format!("calling tool {tool}")),
+            origin: origin.cloned(),
             view: None,
             params: serde_json::json!({
                 "message": format!(

@@ -6,7 +6,7 @@ use rmcp::model::InputResponses;
 use serde_json::{Map, Value};
 
 use super::super::{Connection, ConnectionError, MAX_REQUEST_STATE_BYTES};
-use crate::broker::InputKind;
+use crate::broker::{Cause, InputKind};
 use crate::elicitation::ElicitReply;
 use crate::events::{HostEvent, NoticeCode};
 use crate::serve::{Asking, NotServed, ServerAsk};
@@ -63,7 +63,7 @@ impl Connection {
     pub(super) async fn answer_round(
         &self,
         input: Value,
-        cause: &str,
+        cause: &Cause,
     ) -> Result<(Option<InputResponses>, Option<String>), ConnectionError> {
         let (state, requests) = read_input(&input)?;
         if requests.is_empty() {
@@ -86,7 +86,7 @@ impl Connection {
         &self,
         key: &str,
         request: &Value,
-        cause: &str,
+        cause: &Cause,
     ) -> Result<Value, ConnectionError> {
         let Some(ask) = ServerAsk::from_input_request(request) else {
             return Err(malformed(format_args!(
@@ -119,7 +119,8 @@ impl Connection {
                 Ok(ElicitReply::Cancel.to_json())
             }
             Err(NotServed::Sampling(e)) => Err(ConnectionError::Refused(format!(
-                "sampling for {cause}: {e}"
+                "sampling for {}: {e}",
+                cause.text
             ))),
             Err(other) => Err(ConnectionError::Protocol(format!(
                 "the server asked for input Wharf does not offer: {other}"
@@ -129,8 +130,8 @@ impl Connection {
 
     /// How an input request of this call is served: as the connection's handler serves a request of its own,
     /// inside a round.
-    pub(super) fn asking(&self, cause: &str) -> Asking<'_> {
-        self.service.service().asking(true, Some(cause.to_string()))
+    pub(super) fn asking(&self, cause: &Cause) -> Asking<'_> {
+        self.service.service().asking(true, Some(cause.clone()))
     }
 
     fn notice(&self, code: NoticeCode, message: String) {
