@@ -8,6 +8,7 @@ mod chat_cmd;
 mod conformance;
 mod conversations_cmd;
 mod events_file;
+mod grants_cmd;
 mod inputs;
 mod output;
 mod secret_cmd;
@@ -109,7 +110,10 @@ pub(crate) enum Command {
     /// The stored conversations: `list`, `show ID`, `delete ID`, `export ID [--format md|json]`.
     #[command(subcommand)]
     Conversations(conversations_cmd::ConversationsAction),
-    /// Benchmarks (issue 8), printed as tables.
+    /// The tools allowed "always" for a model's calls: `list`, `revoke SERVER TOOL`.
+    #[command(subcommand)]
+    Grants(grants_cmd::GrantsAction),
+    /// Benchmarks, printed as tables.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
     #[command(external_subcommand)]
@@ -199,6 +203,10 @@ async fn run(cli: Cli) -> Result<ExitCode, Failure> {
     if let Command::Conversations(action) = cli.command {
         // The user's data folder only: no configuration, workspace or server.
         return conversations_cmd::run(action);
+    }
+    if let Command::Grants(action) = cli.command {
+        // The user's config folder only: no configuration, workspace or server.
+        return grants_cmd::run(action);
     }
     if let Command::Secret(action) = cli.command {
         // Needs no configuration, workspace or server: a keyring error should not hide behind a config error.
@@ -393,6 +401,7 @@ async fn one_shot(host: &Host, command: Command) -> Result<ExitCode, Failure> {
         | Command::Conformance { .. }
         | Command::Secret(_)
         | Command::Conversations(_)
+        | Command::Grants(_)
         | Command::Auth(_)
         | Command::Bench(_)
         | Command::Unknown(_) => Err(Failure("internal: command dispatched twice".into())),

@@ -476,3 +476,123 @@ fn session_deltas(seen: &[Value]) -> String {
         .map(|v| v["text"].as_str().unwrap_or_default())
         .collect()
 }
+
+/// A tool that changes after the user allowed it "always" is asked about again, with what changed; the grant is
+/// kept across runs for the tool as it was, and `wharf grants revoke` takes it back.
+#[test]
+fn a_changed_tool_is_asked_about_again_and_always_survives_a_restart_until_revoked() {
+    let shifty = stdio_server(
+        std::path::Path::new("python3"),
+        &[fixture("bad_server.py").to_str().unwrap(), "toolschange"],
+    );
+    let provider = ChatProvider::start(json!([
+        {"tool_calls": [{"id": "s1", "name": "bad__show", "arguments": {"label": "first"}}]},
+        {"tool_calls": [{"id": "r1", "name": "bad__reshape", "arguments": {}}]},
+        {"tool_calls": [{"id": "s2", "name": "bad__show", "arguments": {"path": "second"}}]},
+        {"text": "done"},
+        // The next run (a restart): the server is back to its first shape.
+        {"tool_calls": [{"id": "s3", "name": "bad__show", "arguments": {"label": "third"}}]},
+        {"text": "done again"},
+        // After the revocation.
+        {"tool_calls": [{"id": "s4", "name": "bad__show", "arguments": {"label": "fourth"}}]},
+        {"text": "denied, fine"}
+    ]));
+    let scratch = scratch_for(&provider, "openai", json!({"bad": shifty}));
+    let answers = scratch.dir.path().join("answers.json");
+    std::fs::write(
+        &answers,
+        r#"{"tool_call": [{"action": "allow_always"}, {"action": "allow_once"}, {"action": "allow_once"}]}"#,
+    )
+    .unwrap();
+    let events = scratch.dir.path().join("events.jsonl");
+    let flags = [
+        "--answers",
+        answers.to_str().unwrap(),
+        "--events",
+        events.to_str().unwrap(),
+    ];
+    let (out, turn) = chat(&scratch, &flags, "show things");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_text(&out));
+    let decisions: Vec<Value> = turn["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["toolCalls"].as_array())
+        .flatten()
+        .map(|c| c["decision"].clone())
+        .collect();
+    assert_eq!(
+        decisions,
+        [
+            json!("allow_always"),
+            json!("allow_once"),
+            json!("allow_once")
+        ]
+    );
+    let decided: Vec<Value> = events_of(&events)
+        .into_iter()
+        .filter(|e| e["kind"] == "tool_call")
+        .collect();
+    assert_eq!(decided.len(), 3, "{decided:?}");
+    assert_eq!(decided[0]["changed"], false);
+    assert_eq!(
+        (decided[2]["tool"].clone(), decided[2]["changed"].clone()),
+        (json!("show"), json!(true))
+    );
+    assert_eq!(decided[2]["changes"], json!(["inputSchema"]));
+    assert_ne!(decided[0]["pin"], decided[2]["pin"]);
+
+    // A restart: no answers at all, and the kept grant lets the call through for the tool as it was allowed.
+    let (out, turn) = chat(&scratch, &[], "show again");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_text(&out));
+    let call = &turn["messages"][0]["toolCalls"][0];
+    assert_eq!(
+        (call["decision"].clone(), call["grant"].clone()),
+        (json!("granted"), json!("always"))
+    );
+    let grants = stdout_json(&scratch.run(&["grants", "list"]));
+    assert_eq!(grants.as_array().unwrap().len(), 1, "{grants}");
+    assert_eq!(
+        (grants[0]["server"].clone(), grants[0]["tool"].clone()),
+        (json!("bad"), json!("show"))
+    );
+
+    let out = scratch.run(&["grants", "revoke", "bad", "show"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_text(&out));
+    assert_eq!(stdout_json(&scratch.run(&["grants", "list"])), json!([]));
+    let (_, turn) = chat(&scratch, &[], "show once more");
+    assert_eq!(turn["messages"][0]["toolCalls"][0]["decision"], "deny");
+    let out = scratch.run(&["grants", "revoke", "bad", "show"]);
+    assert_eq!(out.status.code(), Some(2), "nothing left to revoke");
+}
+
+/// server-everything says its `echo` is read-only: that lets a model's call through only when the configuration
+/// trusts the server; otherwise the claim decides nothing and the user is asked (here: no one to ask, so denied).
+#[test]
+fn a_read_only_claim_counts_only_for_a_trusted_server() {
+    for trusted in [false, true] {
+        let provider = ChatProvider::start(json!([
+            {"tool_calls": [{"id": "e1", "name": "everything__echo", "arguments": {"message": "hi"}}]},
+            {"text": "ok"}
+        ]));
+        let mut everything = everything_stdio();
+        everything["trusted"] = json!(trusted);
+        let scratch = scratch_for(&provider, "openai", json!({"everything": everything}));
+        let events = scratch.dir.path().join("events.jsonl");
+        let (out, turn) = chat(&scratch, &["--events", events.to_str().unwrap()], "echo");
+        assert_eq!(out.status.code(), Some(0), "{}", stderr_text(&out));
+        let call = &turn["messages"][0]["toolCalls"][0];
+        let event = events_of(&events)
+            .into_iter()
+            .find(|e| e["kind"] == "tool_call")
+            .unwrap();
+        assert_eq!(event["annotations"]["readOnlyHint"], true);
+        assert_eq!(event["trusted"], trusted);
+        if trusted {
+            assert_eq!(call["grant"], "trusted_read_only", "{call}");
+            assert_eq!(call["result"]["isError"], false, "{call}");
+        } else {
+            assert_eq!(call["decision"], "deny", "{call}");
+        }
+    }
+}
