@@ -22,11 +22,10 @@ ui: $(UI_STAMP)
 build: deps ui
 	$(CARGO) build --workspace --bins
 
-# The app on the user's display (on a machine without one, under a virtual display with its own D-Bus, so WebKit
-# leaves no daemons behind). Without a configuration of the user's own, the app opens on its bundled demo server.
+# The app on the user's display (or under a virtual display), with the demo model on loopback for this run: the
+# app opens on its bundled demo server and, when no model is configured, chats with the demo model.
 run: build
-	@if [ -n "$${DISPLAY:-}$${WAYLAND_DISPLAY:-}" ]; then target/debug/wharf-app; \
-	else echo "make run: no display, starting under xvfb-run"; xvfb-run -a dbus-run-session -- target/debug/wharf-app; fi
+	@bash scripts/run.sh
 
 # A .deb with the Tauri bundler: the app, the `wharf` command, the demo server, a desktop entry, icons.
 package: deps

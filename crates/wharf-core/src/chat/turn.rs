@@ -46,6 +46,8 @@ pub struct ChatSettings {
     pub max_steps: u32,
     pub max_tokens: u32,
     pub idle: Duration,
+    /// The bundled demo model, standing in for the user's own for this run: the front ends say so.
+    pub demo: bool,
 }
 
 /// What a turn works with: the host's servers, the approval engine, the stored conversations.

@@ -13,6 +13,7 @@ use crate::config::Config;
 use crate::conversations::{ConversationError, ConversationStore};
 use crate::facade::ErrorCode;
 use crate::host::Host;
+use crate::sampling::provider::{ProviderConfig, ProviderKind};
 
 /// Why chat cannot run.
 #[derive(Debug, thiserror::Error)]
@@ -45,16 +46,43 @@ impl ChatError {
     }
 }
 
+/// The environment variable `make run` sets to the demo model's base URL when it started one: used only when the
+/// configuration names no model, for that run only, and never written into the configuration.
+pub const DEMO_MODEL_ENV: &str = "WHARF_DEMO_MODEL";
+/// The model the demo server answers as.
+pub const DEMO_MODEL_ID: &str = "smollm2-135m-demo";
+
 /// The settings of chat read from the configuration: the model to use, or why there is none.
 pub fn chat_settings(config: &Config) -> Result<ChatSettings, ChatError> {
+    chat_settings_with(config, std::env::var(DEMO_MODEL_ENV).ok().as_deref())
+}
+
+/// As [`chat_settings`], with the demo model's URL (if one runs) given rather than read from the environment.
+pub fn chat_settings_with(config: &Config, demo: Option<&str>) -> Result<ChatSettings, ChatError> {
     match config.chat_provider() {
-        None => Err(ChatError::NoModel(config.path.display().to_string())),
+        None => match demo.filter(|url| url.starts_with("http://127.0.0.1:")) {
+            Some(url) => Ok(ChatSettings {
+                provider: ProviderConfig {
+                    kind: ProviderKind::Openai,
+                    base_url: url.trim_end_matches('/').to_string(),
+                    model: DEMO_MODEL_ID.to_string(),
+                    api_key_secret: None,
+                    models: Vec::new(),
+                },
+                max_steps: config.chat.max_steps,
+                max_tokens: DEFAULT_MAX_TOKENS,
+                idle: DEFAULT_IDLE,
+                demo: true,
+            }),
+            None => Err(ChatError::NoModel(config.path.display().to_string())),
+        },
         Some(Err(e)) => Err(ChatError::BadProvider(e.clone())),
         Some(Ok(provider)) => Ok(ChatSettings {
             provider: provider.clone(),
             max_steps: config.chat.max_steps,
             max_tokens: DEFAULT_MAX_TOKENS,
             idle: DEFAULT_IDLE,
+            demo: false,
         }),
     }
 }
@@ -133,5 +161,37 @@ impl ChatService {
             settings: &settings,
         };
         Ok(run_turn(&cx, conversation, message, cancel).await?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn config(text: &str) -> Config {
+        Config::parse(Path::new("mcp.json"), text, &|_| None).unwrap()
+    }
+
+    #[test]
+    fn the_demo_model_stands_in_only_when_nothing_is_configured() {
+        let bare = config(r#"{"servers": {}}"#);
+        let demo = chat_settings_with(&bare, Some("http://127.0.0.1:4000/v1/")).unwrap();
+        assert!(demo.demo);
+        assert_eq!(demo.provider.base_url, "http://127.0.0.1:4000/v1");
+        assert_eq!(demo.provider.model, DEMO_MODEL_ID);
+        let own = config(
+            r#"{"servers": {}, "chat": {"provider": {"kind": "openai", "baseUrl": "http://127.0.0.1:11434/v1", "model": "qwen3"}}}"#,
+        );
+        let settings = chat_settings_with(&own, Some("http://127.0.0.1:4000/v1")).unwrap();
+        assert!(!settings.demo);
+        assert_eq!(settings.provider.model, "qwen3");
+        // Only a loopback demo: the variable cannot send the user's conversation elsewhere.
+        let err = chat_settings_with(&bare, Some("https://example.com/v1")).unwrap_err();
+        assert!(matches!(err, ChatError::NoModel(_)), "{err}");
+        assert!(matches!(
+            chat_settings_with(&bare, None),
+            Err(ChatError::NoModel(_))
+        ));
     }
 }
