@@ -9,6 +9,7 @@ mod anthropic;
 mod choice;
 mod http;
 mod mcp;
+pub mod models;
 mod openai;
 mod streaming;
 #[cfg(test)]

@@ -102,6 +102,27 @@ impl<'a> Http<'a> {
         }
     }
 
+    /// GETs `url` and returns the JSON of a 2xx answer, bounded as a POST's answer is.
+    pub(super) async fn get(&self, url: &str, headers: HeaderMap) -> Result<Value, ProviderError> {
+        let sent = self
+            .client
+            .get(url)
+            .headers(headers)
+            .timeout(self.timeout)
+            .send()
+            .await;
+        let response = sent.map_err(|e| self.transport_error(&e))?;
+        let status = response.status();
+        let retry_after = retry_after(response.headers());
+        let body = self.read_body(response).await?;
+        match status.as_u16() {
+            200..=299 => serde_json::from_slice(&body).map_err(|e| {
+                ProviderError::Malformed(self.scrub(&format!("the body is not JSON ({e})")))
+            }),
+            code => Err(self.refusal(code, retry_after, &body)),
+        }
+    }
+
     /// POSTs `body` (a request with `"stream": true`) and gives the data of each event of the answer's event
     /// stream to `on_event`, until the stream ends. Silence longer than the timeout between two reads ends it with
     /// a timeout: a long reply is fine, a stalled one is not. An answer that is not a stream becomes the matching

@@ -1,0 +1,179 @@
+//! The models a provider offers, for a chooser: `GET /models` of an OpenAI-compatible endpoint (OpenAI, Ollama,
+//! LM Studio, llama.cpp, vLLM) or Anthropic's `GET /v1/models`; and the model runtimes found running on this
+//! computer, for a first run with nothing configured.
+
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, AUTHORIZATION};
+use serde::Serialize;
+use serde_json::Value;
+
+use super::http::Http;
+use super::{anthropic, ProviderConfig, ProviderError, ProviderKind};
+use crate::display_text::one_line;
+
+/// The most model names kept from one answer.
+const MAX_MODELS: usize = 500;
+/// How long a local runtime may take to answer before it is taken for absent.
+pub const PROBE_TIMEOUT: Duration = Duration::from_millis(800);
+
+/// The ids of the models `config`'s endpoint offers, in its order.
+pub async fn list_models(
+    config: &ProviderConfig,
+    api_key: Option<&str>,
+    timeout: Duration,
+) -> Result<Vec<String>, ProviderError> {
+    let http = Http::new(config, api_key, timeout)?;
+    let mut headers = HeaderMap::new();
+    let url = match config.kind {
+        ProviderKind::Openai => {
+            if let Some(auth) = http.key_header("Bearer ")? {
+                headers.insert(AUTHORIZATION, auth);
+            }
+            format!("{}/models", config.base_url.trim_end_matches('/'))
+        }
+        ProviderKind::Anthropic => {
+            headers.insert(
+                HeaderName::from_static("anthropic-version"),
+                HeaderValue::from_static(anthropic::API_VERSION),
+            );
+            if let Some(key) = http.key_header("")? {
+                headers.insert(HeaderName::from_static("x-api-key"), key);
+            }
+            anthropic::endpoint(&config.base_url).replace("/messages", "/models")
+        }
+    };
+    let answer = http.get(&url, headers).await?;
+    model_ids(&answer).ok_or_else(|| {
+        ProviderError::Malformed("the model list has no \"data\" list of models with ids".into())
+    })
+}
+
+/// `{"data": [{"id": ...}, ...]}`, the shape both APIs answer with; names made safe to show.
+fn model_ids(answer: &Value) -> Option<Vec<String>> {
+    let data = answer.get("data")?.as_array()?;
+    Some(
+        data.iter()
+            .filter_map(|m| m.get("id")?.as_str())
+            .filter(|id| !id.trim().is_empty())
+            .take(MAX_MODELS)
+            .map(|id| one_line(id, 200))
+            .collect(),
+    )
+}
+
+/// A model runtime answering on this computer.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct LocalRuntime {
+    /// What it usually is on that port ("Ollama", "LM Studio", "llama.cpp server").
+    pub name: String,
+    /// The OpenAI-compatible base URL to configure.
+    pub base_url: String,
+    pub models: Vec<String>,
+}
+
+/// The usual loopback addresses of the local runtimes, as (name, OpenAI-compatible base URL).
+pub const KNOWN_RUNTIMES: [(&str, &str); 3] = [
+    ("Ollama", "http://127.0.0.1:11434/v1"),
+    ("LM Studio", "http://127.0.0.1:1234/v1"),
+    ("llama.cpp server", "http://127.0.0.1:8080/v1"),
+];
+
+/// Which of `candidates` answer with a model list, probed together, each within `timeout`. Nothing else is
+/// reached: only loopback addresses are probed.
+pub async fn detect_local(candidates: &[(&str, &str)], timeout: Duration) -> Vec<LocalRuntime> {
+    let probes = candidates
+        .iter()
+        .filter(|(_, url)| super::http::is_loopback(url))
+        .map(|(name, url)| async move {
+            let config = ProviderConfig {
+                kind: ProviderKind::Openai,
+                base_url: url.to_string(),
+                model: String::new(),
+                api_key_secret: None,
+                models: Vec::new(),
+            };
+            let models = list_models(&config, None, timeout).await.ok()?;
+            Some(LocalRuntime {
+                name: name.to_string(),
+                base_url: url.to_string(),
+                models,
+            })
+        });
+    futures::future::join_all(probes)
+        .await
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// A loopback server that answers every request with `body` (200) and counts requests.
+    async fn serve(body: &'static str) -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                let mut buf = [0u8; 4096];
+                let _ = stream.read(&mut buf).await;
+                let answer = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = stream.write_all(answer.as_bytes()).await;
+            }
+        });
+        format!("http://{addr}/v1")
+    }
+
+    #[tokio::test]
+    async fn a_runtime_that_answers_is_found_and_one_that_does_not_is_not() {
+        let up = serve(
+            r#"{"object":"list","data":[{"id":"qwen3:4b"},{"id":"llama3.2\u001b[2J"},{"x":1}]}"#,
+        )
+        .await;
+        let closed = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            format!("http://{}/v1", l.local_addr().unwrap())
+        };
+        let found = detect_local(
+            &[
+                ("Ollama", &up),
+                ("LM Studio", &closed),
+                ("far", "http://192.0.2.1:11434/v1"),
+            ],
+            PROBE_TIMEOUT,
+        )
+        .await;
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].name, "Ollama");
+        assert_eq!(found[0].base_url, up);
+        assert_eq!(found[0].models[0], "qwen3:4b");
+        assert!(
+            !found[0].models[1].contains('\u{1b}'),
+            "{:?}",
+            found[0].models
+        );
+        assert_eq!(found[0].models.len(), 2);
+    }
+
+    #[tokio::test]
+    async fn a_list_without_data_is_malformed() {
+        let url = serve(r#"{"models": []}"#).await;
+        let config = ProviderConfig {
+            kind: ProviderKind::Openai,
+            base_url: url,
+            model: String::new(),
+            api_key_secret: None,
+            models: Vec::new(),
+        };
+        let err = list_models(&config, None, PROBE_TIMEOUT).await.unwrap_err();
+        assert!(matches!(err, ProviderError::Malformed(_)), "{err}");
+    }
+}
