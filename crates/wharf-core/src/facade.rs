@@ -5,6 +5,7 @@ pub mod assemble;
 pub mod calls;
 pub mod chat;
 pub mod error_code;
+pub mod links;
 pub mod startup;
 
 pub use assemble::{sampling_service, HostBuilder};
