@@ -596,3 +596,43 @@ fn a_read_only_claim_counts_only_for_a_trusted_server() {
         }
     }
 }
+
+/// Near the model's window, an earlier turn's tool result is shortened for the model (and the user told), while the
+/// conversation keeps it whole.
+#[test]
+fn near_the_window_earlier_tool_results_are_shortened_and_the_user_told() {
+    let long = "word ".repeat(4000);
+    let provider = ChatProvider::start(json!([
+        {"tool_calls": [{"id": "big", "name": "py__echo", "arguments": {"message": long}}]},
+        {"text": "that was long"},
+        {"text": "fine"}
+    ]));
+    let mut py = python_stdio();
+    py["toolApproval"] = json!("allow");
+    let mut config = json!({"servers": {"py": py}, "chat": provider.chat_config("openai")});
+    config["chat"]["contextTokens"] = json!(4096);
+    let scratch = Scratch::new(config);
+    let (out, first) = chat(&scratch, &[], "echo a lot");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_text(&out));
+    assert_eq!(first["context"]["window"], 4096);
+    let id = first["conversation"].as_str().unwrap();
+    let out = scratch.run(&["chat", "--conversation", id, "and now?"]);
+    let second = stdout_json(&out);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_text(&out));
+    assert_eq!(second["messages"][0]["role"], "notice", "{second}");
+    assert!(second["messages"][0]["content"].as_str().unwrap().contains("shortened"));
+    let requests = provider.requests();
+    let sent = tool_results(&requests[2], "openai");
+    assert!(sent[0].1.contains("shortened by Wharf"), "{}", &sent[0].1[..200]);
+    assert!(sent[0].1.len() < 1000);
+    // Within the same turn it was whole.
+    assert_eq!(tool_results(&requests[1], "openai")[0].1, long);
+    let shown = stdout_json(&scratch.run(&["conversations", "show", id]));
+    let kept = shown["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .unwrap();
+    assert_eq!(kept["text"], long.as_str());
+}

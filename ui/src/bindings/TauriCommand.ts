@@ -49,4 +49,15 @@ export type TauriCommand =
   | "log_level"
   | "clear_log_level"
   | "missing_inputs"
-  | "provide_input";
+  | "provide_input"
+  | "chat_status"
+  | "send_message"
+  | "cancel_turn"
+  | "list_conversations"
+  | "search_conversations"
+  | "rename_conversation"
+  | "delete_conversation"
+  | "conversation_messages"
+  | "list_grants"
+  | "revoke_grant"
+  | "open_link";

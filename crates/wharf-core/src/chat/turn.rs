@@ -46,6 +46,8 @@ pub struct ChatSettings {
     pub max_steps: u32,
     pub max_tokens: u32,
     pub idle: Duration,
+    /// The model's context window, in tokens.
+    pub context_tokens: u32,
     /// The bundled demo model, standing in for the user's own for this run: the front ends say so.
     pub demo: bool,
 }
@@ -135,6 +137,8 @@ pub struct TurnOutcome {
     pub messages: Vec<TurnEntry>,
     pub usage: Usage,
     pub stop_reason: TurnStop,
+    /// How much of the model's window the conversation takes now.
+    pub context: super::context::ContextEstimate,
     /// What went wrong, when the turn ended in an error (also the last notice entry).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
@@ -249,6 +253,11 @@ impl Turn<'_> {
         let mut usage = Usage::default();
         let mut error = None;
         let mut stop = TurnStop::MaxSteps;
+        let mut context = super::context::ContextEstimate {
+            tokens: 0,
+            window: u64::from(self.cx.settings.context_tokens),
+        };
+        let (mut told_shortened, mut told_overfull) = (false, false);
         for step in 0..self.cx.settings.max_steps {
             if step > 0 {
                 // A server may have changed its tools meanwhile (`list_changed`): the model sees them as they are.
@@ -256,7 +265,31 @@ impl Turn<'_> {
                 self.servers = servers;
                 tools = now;
             }
-            let reply = match self.reply(&messages, &tools).await {
+            let system = system_prompt(&self.cx.host.workspace().folders());
+            let mut sent = messages.clone();
+            let fixed = system.len() + tools_chars(&tools);
+            let fitted =
+                super::context::fit(fixed, &mut sent, u64::from(self.cx.settings.context_tokens));
+            context = fitted.estimate;
+            if fitted.shortened > 0 && !told_shortened {
+                told_shortened = true;
+                let note = format!(
+                    "{} earlier tool results were shortened for the model to fit its window; the conversation keeps \
+                     them whole.",
+                    fitted.shortened
+                );
+                self.store(Role::Notice, &note, None);
+                entries.push(notice(note));
+            }
+            if fitted.overfull && !told_overfull {
+                told_overfull = true;
+                let note = "The conversation is near the end of the model's window (chat.contextTokens): start a \
+                            new conversation, or ask the model for a summary to go on from."
+                    .to_string();
+                self.store(Role::Notice, &note, None);
+                entries.push(notice(note));
+            }
+            let reply = match self.reply(&system, &sent, &tools).await {
                 Streamed::Reply(reply) => reply,
                 Streamed::Cancelled(shown) => {
                     if !shown.is_empty() {
@@ -274,6 +307,10 @@ impl Turn<'_> {
                     break;
                 }
             };
+            if reply.usage.input_tokens > 0 {
+                // The provider's own count of what this request took, in place of the estimate.
+                context.tokens = reply.usage.input_tokens + reply.usage.output_tokens;
+            }
             usage.input_tokens += reply.usage.input_tokens;
             usage.output_tokens += reply.usage.output_tokens;
             self.store(
@@ -328,6 +365,7 @@ impl Turn<'_> {
             usage,
             stop_reason: stop,
             error,
+            context,
         }
     }
 
@@ -348,12 +386,11 @@ impl Turn<'_> {
         }
     }
 
-    async fn reply(&self, messages: &[TurnMessage], tools: &ModelTools) -> Streamed {
+    async fn reply(&self, system: &str, messages: &[TurnMessage], tools: &ModelTools) -> Streamed {
         let settings = self.cx.settings;
-        let system = system_prompt(&self.cx.host.workspace().folders());
         let options = RequestOptions {
             model: &settings.provider.model,
-            system: Some(&system),
+            system: Some(system),
             max_tokens: settings.max_tokens,
         };
         let body = match settings.provider.kind {
@@ -511,6 +548,18 @@ enum Streamed {
     Cancelled(String),
     /// The provider failed: what to tell the user.
     Failed(String),
+}
+
+/// What the tools add to every request, in characters: names, descriptions and schemas.
+fn tools_chars(tools: &ModelTools) -> usize {
+    tools
+        .iter()
+        .map(|t| {
+            t.name.len()
+                + t.tool.description.as_ref().map_or(0, String::len)
+                + t.tool.input_schema.to_string().len()
+        })
+        .sum()
 }
 
 fn notice(content: String) -> TurnEntry {

@@ -13,7 +13,10 @@ pub const DEFAULT_MAX_STEPS: u32 = 25;
 /// The most `chat.maxSteps` may ask for: a model looping on tool calls is stopped within this many steps.
 pub const MAX_STEPS_LIMIT: u32 = 200;
 
-const CHAT_KEYS: &[&str] = &["provider", "maxSteps"];
+/// The model's context window when `chat.contextTokens` does not say: what most current local models take.
+pub const DEFAULT_CONTEXT_TOKENS: u32 = 32_768;
+
+const CHAT_KEYS: &[&str] = &["provider", "maxSteps", "contextTokens"];
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChatConfig {
@@ -21,6 +24,8 @@ pub struct ChatConfig {
     /// sampling provider serves chat too (see `Config::chat_provider`).
     pub provider: Option<Result<ProviderConfig, String>>,
     pub max_steps: u32,
+    /// The model's context window in tokens: near it, old tool results are shortened.
+    pub context_tokens: u32,
 }
 
 impl Default for ChatConfig {
@@ -28,6 +33,7 @@ impl Default for ChatConfig {
         ChatConfig {
             provider: None,
             max_steps: DEFAULT_MAX_STEPS,
+            context_tokens: DEFAULT_CONTEXT_TOKENS,
         }
     }
 }
@@ -66,6 +72,19 @@ pub(super) fn parse(chat: Option<&Value>, path: &Path, warnings: &mut Vec<String
             _ => warnings.push(format!(
                 "{}: chat.maxSteps must be a whole number from 1 to {MAX_STEPS_LIMIT}, not {value}; \
                  {DEFAULT_MAX_STEPS} applies",
+                path.display()
+            )),
+        },
+    }
+    match chat.get("contextTokens") {
+        None => {}
+        Some(value) => match value.as_u64() {
+            Some(tokens) if (1024..=10_000_000).contains(&tokens) => {
+                config.context_tokens = tokens as u32;
+            }
+            _ => warnings.push(format!(
+                "{}: chat.contextTokens must be a whole number from 1024 to 10000000, not {value}; \
+                 {DEFAULT_CONTEXT_TOKENS} applies",
                 path.display()
             )),
         },

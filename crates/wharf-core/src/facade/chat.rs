@@ -72,6 +72,8 @@ pub fn chat_settings_with(config: &Config, demo: Option<&str>) -> Result<ChatSet
                 max_steps: config.chat.max_steps,
                 max_tokens: DEFAULT_MAX_TOKENS,
                 idle: DEFAULT_IDLE,
+                // What the demo server gives the model (its own window is larger; memory is kept small).
+                context_tokens: 2048,
                 demo: true,
             }),
             None => Err(ChatError::NoModel(config.path.display().to_string())),
@@ -82,6 +84,7 @@ pub fn chat_settings_with(config: &Config, demo: Option<&str>) -> Result<ChatSet
             max_steps: config.chat.max_steps,
             max_tokens: DEFAULT_MAX_TOKENS,
             idle: DEFAULT_IDLE,
+            context_tokens: config.chat.context_tokens,
             demo: false,
         }),
     }
