@@ -56,6 +56,17 @@ macro_rules! tauri_commands {
             catalog_commands::clear_log_level,
             input_commands::missing_inputs,
             input_commands::provide_input,
+            chat_commands::chat_status,
+            chat_commands::send_message,
+            chat_commands::cancel_turn,
+            chat_commands::list_conversations,
+            chat_commands::search_conversations,
+            chat_commands::rename_conversation,
+            chat_commands::delete_conversation,
+            chat_commands::conversation_messages,
+            chat_commands::list_grants,
+            chat_commands::revoke_grant,
+            chat_commands::open_link,
         }
     };
 }

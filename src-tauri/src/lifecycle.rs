@@ -1,6 +1,7 @@
 //! The app's life cycle: load the configuration, build the host, open the window, start the servers, forward host
 //! events to the webview, and stop every server before the process exits.
 
+use crate::chat_commands::Chat;
 use crate::questions::SharedQueue;
 use crate::smoke::Probe;
 use crate::state::{AppState, WindowSize};
@@ -10,7 +11,7 @@ use tauri::{AppHandle, Emitter, Manager, RunEvent};
 use wharf_core::auth::TokenStore;
 use wharf_core::events::NoticeCode;
 use wharf_core::facade::startup::{Startup, StartupReport};
-use wharf_core::facade::{Calls, HostBuilder};
+use wharf_core::facade::{Calls, ChatPaths, HostBuilder};
 use wharf_core::redact::Redactor;
 use wharf_core::sampling::prefs::SamplingPrefs;
 use wharf_core::sampling::SamplingService;
@@ -75,6 +76,7 @@ pub fn run(
             let (sampling, prefs_notice) =
                 sampling_service(&config, &mut report, SamplingPrefs::default_path());
             let tokens = TokenStore::os();
+            let (chat, chat_notices) = open_chat(&config, &mut report, &ChatPaths::default());
             let host = Arc::new(new_host(
                 config,
                 handle.clone(),
@@ -97,6 +99,7 @@ pub fn run(
                 redactor,
                 sampling,
                 tokens,
+                chat,
             });
             if let Some(shell) = app.try_state::<Shell>() {
                 for folder in &folders {
@@ -117,7 +120,7 @@ pub fn run(
                 handle.clone(),
                 probe,
                 follow_path,
-                prefs_notice,
+                prefs_notice.into_iter().chain(chat_notices).collect(),
             ));
             #[cfg(unix)]
             tauri::async_runtime::spawn(exit_on_signal(handle));
@@ -156,6 +159,21 @@ fn sampling_service(
         report.warnings.push(problem);
     }
     (service, notice)
+}
+
+/// Chat's grants and conversations. What was set aside on the way, or why chat cannot run at all, is reported at
+/// startup as the sampling preferences are.
+fn open_chat(
+    config: &Config,
+    report: &mut StartupReport,
+    paths: &ChatPaths,
+) -> (Chat, Vec<String>) {
+    let (chat, notices) = Chat::open(config, paths);
+    for notice in &notices {
+        tracing::warn!("{notice}");
+        report.warnings.push(notice.clone());
+    }
+    (chat, notices)
 }
 
 fn new_host(
@@ -222,10 +240,10 @@ async fn start(
     handle: AppHandle,
     probe: Option<Probe>,
     config_path: PathBuf,
-    prefs_notice: Option<String>,
+    notices: Vec<String>,
 ) {
-    // Also a banner (the startup report): this event reaches the activity log if the window listens already.
-    if let Some(message) = prefs_notice {
+    // Also banners (the startup report): these events reach the activity log if the window listens already.
+    for message in notices {
         emit_notice(&handle, NoticeCode::PreferencesSetAside, message);
     }
     host.start_all().await;
@@ -243,6 +261,7 @@ fn shutdown(handle: &AppHandle) {
     // Nobody is left to answer: waiting questions are cancelled, running calls end, then the servers stop.
     shell.questions.cancel_all();
     shell.calls.cancel_all();
+    shell.chat.cancel_all();
     tauri::async_runtime::block_on(shell.host.shutdown());
     tracing::info!("all servers stopped");
     if shell.smoke.is_some() {

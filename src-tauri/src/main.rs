@@ -12,6 +12,7 @@ mod command_list;
 
 mod auth_commands;
 mod catalog_commands;
+mod chat_commands;
 mod commands;
 mod input_commands;
 mod lifecycle;

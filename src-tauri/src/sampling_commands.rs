@@ -164,6 +164,13 @@ pub async fn save_sampling_provider(
         None => tracing::info!("sampling provider removed"),
     }
     shell.sampling.set_provider(provider);
+    // Without a provider of its own, chat uses the sampling one.
+    match shell.current_config() {
+        Ok(config) => shell.chat.reconfigure(&config),
+        Err(e) => {
+            tracing::warn!("chat keeps its model: the configuration cannot be read again ({e})")
+        }
+    }
     settings(&app, &shell).await
 }
 

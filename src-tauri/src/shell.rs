@@ -1,5 +1,5 @@
 //! The state every command reaches (`Shell`): the host, the configuration file edits go to, the running calls, the
-//! pending questions, the app's remembered state, the redactor, sampling and sign-ins; and what commands share
+//! pending questions, the app's remembered state, the redactor, sampling, sign-ins and chat; and what commands share
 //! around it. The app's life cycle is `lifecycle.rs`.
 
 use std::path::PathBuf;
@@ -16,6 +16,7 @@ use wharf_core::sampling::provider::ProviderConfig;
 use wharf_core::sampling::SamplingService;
 use wharf_core::{Config, ConfigError, Host, HostEvent};
 
+use crate::chat_commands::Chat;
 use crate::questions::SharedQueue;
 use crate::smoke::Probe;
 use crate::state::AppState;
@@ -41,6 +42,8 @@ pub struct Shell {
     /// Where the host keeps sign-ins: the same store, so the status shown is the one the connections use (also when
     /// there is no keyring and sign-ins last for this run only).
     pub tokens: TokenStore,
+    /// The model, the conversations and the grants, and the turns running now.
+    pub chat: Chat,
 }
 
 impl Shell {
@@ -66,7 +69,7 @@ impl Shell {
     }
 
     /// Applies a configuration read again after an edit: the redactor learns its secrets, the sampling provider
-    /// follows its `sampling.provider`, and the servers restart as their definitions changed.
+    /// follows its `sampling.provider`, chat its model, and the servers restart as their definitions changed.
     pub async fn reconfigure(&self, config: Config) {
         self.redactor.learn(&config);
         let (provider, problem) = provider_of(&config);
@@ -74,6 +77,7 @@ impl Shell {
             tracing::warn!("{problem}");
         }
         self.sampling.set_provider(provider);
+        self.chat.reconfigure(&config);
         self.host.reconfigure(config).await;
     }
 }
