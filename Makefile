@@ -81,6 +81,7 @@ bench: deps
 	target/release/wharf bench calls $(BENCH_ARGS)
 	target/release/wharf bench connect $(CONNECT_ARGS)
 	target/release/wharf bench memory $(MEMORY_ARGS)
+	target/release/wharf bench chat $(CHAT_ARGS)
 
 # Benchmarks 4 and 5 of issue 8 for the app (tests/e2e/bench.sh): cold start to the window showing 5 servers ready,
 # elicitation request to dialog visible, peak RSS of the app and its WebKit processes, each beside the app with no

@@ -1,13 +1,15 @@
-//! `wharf bench`: the benchmarks of issue 8. Results are tables on stdout, progress goes to stderr. The test suite
+//! `wharf bench`: the benchmarks. Results are tables on stdout, progress goes to stderr. The test suite
 //! only checks the tables' shape, never a number: timing on a shared machine is noise, not a verdict.
 //!
 //! - `calls`: the tool-call round trip over stdio and Streamable HTTP: wharf-core, a bare rmcp client, the TypeScript
 //!   SDK and python `mcp` clients (each in its own process) and a raw pipe, interleaved repeat by repeat so load from
 //!   other processes hits every configuration alike.
 //! - `connect`: time until many stdio servers are ready, started in parallel by one Host, against one server alone.
+//! - `chat`: a chat turn with 100 tools across 10 servers, through Wharf against the provider called directly.
 //! - `memory`: the resident memory of `wharf session` with many idle servers against none.
 
 mod calls;
+mod chat;
 mod clients;
 mod connect;
 mod external;
@@ -30,6 +32,8 @@ pub enum BenchCommand {
     Calls(calls::CallsArgs),
     /// Time until many stdio servers are ready, started in parallel by one Host, against one server alone.
     Connect(connect::ConnectArgs),
+    /// What Wharf adds to a chat turn with many tools, against calling the provider directly.
+    Chat(chat::ChatArgs),
     /// Resident memory of `wharf session` with many idle servers against none: the cost per server.
     Memory(memory::MemoryArgs),
 }
@@ -59,6 +63,7 @@ pub async fn run(command: BenchCommand) -> Result<ExitCode, Failure> {
         BenchCommand::Calls(args) => calls::run(&args).await?,
         BenchCommand::Connect(args) => connect::run(&args).await?,
         BenchCommand::Memory(args) => memory::run(&args).await?,
+        BenchCommand::Chat(args) => chat::run(&args).await?,
     };
     print!("{table}");
     Ok(ExitCode::SUCCESS)

@@ -284,3 +284,53 @@ fn bench_memory_compares_a_session_with_idle_servers_to_an_empty_one() {
         "{text}"
     );
 }
+
+#[test]
+fn bench_chat_prints_a_row_per_path_and_the_overhead() {
+    let out = Command::new(wharf_bin())
+        .args([
+            "bench",
+            "chat",
+            "--servers",
+            "2",
+            "--tools",
+            "3",
+            "--turns",
+            "2",
+            "--repeat",
+            "1",
+        ])
+        .arg("--provider")
+        .arg(repo().join("tests/fixtures/chat_provider.py"))
+        .arg("--many-tools")
+        .arg(repo().join("tests/fixtures/many_tools_server.py"))
+        .env_remove("WHARF_LOG")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "stdout: {text}\nstderr: {}",
+        stderr_text(&out)
+    );
+    assert!(
+        text.contains("2 servers x 3 tools (6 offered to the model)"),
+        "{text}"
+    );
+    let rows = rows(&text, "path");
+    let paths: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(paths, ["direct to the provider", "through Wharf"], "{text}");
+    for row in &rows {
+        assert_eq!(row[1], "2", "{row:?}");
+        assert!(
+            number(row, 2) > 0.0 && number(row, 2) <= number(row, 3),
+            "{row:?}"
+        );
+        assert!(is_ratio(&row[4]) && is_ratio(&row[5]), "{row:?}");
+    }
+    assert!(
+        text.contains("Wharf's overhead per turn (median): "),
+        "{text}"
+    );
+}
