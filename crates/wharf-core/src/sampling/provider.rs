@@ -343,6 +343,10 @@ impl ProviderError {
             ProviderError::Http { status, message } if *status >= 500 => format!(
                 "The provider failed (HTTP {status}: {message}); try again later."
             ),
+            ProviderError::Http { status, message } if is_context_overflow(*status, message) => format!(
+                "The conversation is too long for the model (HTTP {status}: {message}): start a new conversation, \
+                 ask for a summary in a shorter one, or set chat.contextTokens to the model's real window."
+            ),
             ProviderError::Http { status, message } => format!(
                 "The provider rejected the request (HTTP {status}: {message}); check the model name and settings."
             ),
@@ -357,6 +361,20 @@ impl ProviderError {
             ProviderError::Stream(detail) => format!("The model's reply failed: {detail}."),
         }
     }
+}
+
+/// Whether a refusal says the request does not fit the model's window: OpenAI's `context_length_exceeded`, the
+/// "prompt is too long" of Anthropic, the "context" wording of llama.cpp, Ollama and vLLM.
+fn is_context_overflow(status: u16, message: &str) -> bool {
+    let message = message.to_lowercase();
+    matches!(status, 400 | 413 | 422)
+        && (message.contains("context length")
+            || message.contains("context_length")
+            || message.contains("context window")
+            || message.contains("prompt is too long")
+            || message.contains("context size")
+            || message.contains("exceeds the context")
+            || message.contains("maximum context"))
 }
 
 /// Asks the provider for a completion of `params` (a `CreateMessageRequestParams`) with `model`, and returns a

@@ -41,3 +41,28 @@ fn full_params() -> Value {
         "includeContext": "none"
     })
 }
+
+#[test]
+fn a_conversation_too_long_for_the_model_says_what_to_do() {
+    for (status, message) in [
+        (
+            400,
+            "This model's maximum context length is 8192 tokens. (context_length_exceeded)",
+        ),
+        (400, "prompt is too long: 210000 tokens > 200000 maximum"),
+        (400, "the request exceeds the available context size"),
+    ] {
+        let said = ProviderError::Http {
+            status,
+            message: message.into(),
+        }
+        .user_message();
+        assert!(said.contains("too long for the model"), "{message}: {said}");
+    }
+    let other = ProviderError::Http {
+        status: 400,
+        message: "unknown model".into(),
+    }
+    .user_message();
+    assert!(other.contains("check the model name"), "{other}");
+}
