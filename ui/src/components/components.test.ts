@@ -47,6 +47,8 @@ vi.mock("../lib/api", async (importOriginal) => {
     setPathPreference: vi.fn(),
     toolPathParams: vi.fn(async () => []),
     missingInputs: vi.fn(async () => []),
+    chatStatus: vi.fn(async () => ({ ready: false, model: null, provider: null, demo: false, problem: "no model" })),
+    listConversations: vi.fn(async () => []),
   };
 });
 

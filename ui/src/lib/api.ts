@@ -3,7 +3,9 @@
 
 import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
+import type { ChatStatus } from "../bindings/ChatStatus";
 import type { CommandError } from "../bindings/CommandError";
+import type { ConversationSummary } from "../bindings/ConversationSummary";
 import type { Completion } from "../bindings/Completion";
 import type { CompletionTarget } from "../bindings/CompletionTarget";
 import type { ErrorCode } from "../bindings/ErrorCode";
@@ -25,12 +27,16 @@ import type { SamplingPolicy } from "../bindings/SamplingPolicy";
 import type { SamplingPreferenceRow } from "../bindings/SamplingPreferenceRow";
 import type { SamplingSettings } from "../bindings/SamplingSettings";
 import type { SavedBlob } from "../bindings/SavedBlob";
+import type { SearchHit } from "../bindings/SearchHit";
 import type { ServerEntry } from "../bindings/ServerEntry";
 import type { ServerRoots } from "../bindings/ServerRoots";
 import type { ServerSignIn } from "../bindings/ServerSignIn";
 import type { ServerSummary } from "../bindings/ServerSummary";
 import type { StartupReport } from "../bindings/StartupReport";
+import type { StoredMessage } from "../bindings/StoredMessage";
 import type { TemplateVariable } from "../bindings/TemplateVariable";
+import type { ToolGrant } from "../bindings/ToolGrant";
+import type { TurnOutcome } from "../bindings/TurnOutcome";
 import type { ListedTool } from "../bindings/ListedTool";
 import type { ToolResultView } from "../bindings/ToolResultView";
 import type { UiState } from "../bindings/UiState";
@@ -155,6 +161,28 @@ export const provideInput = (id: string, value: string): Promise<MissingInput[]>
 export const signInStatus = (): Promise<ServerSignIn[]> => call("sign_in_status");
 /** Stops the server when it runs, then forgets its kept sign-in; true when there was one. */
 export const signOut = (name: string): Promise<boolean> => call("sign_out", { name });
+/** The model chat uses, or why there is none. */
+export const chatStatus = (): Promise<ChatStatus> => call("chat_status");
+/** One turn in `conversation` (null: a new one); resolves when it ends. `cancelTurn(turnId)` stops it. */
+export const sendMessage = (turnId: string, conversation: string | null, message: string): Promise<TurnOutcome> =>
+  call("send_message", { turnId, conversation, message });
+export const cancelTurn = (turnId: string): Promise<null> => call("cancel_turn", { turnId });
+export const listConversations = (): Promise<ConversationSummary[]> => call("list_conversations");
+export const searchConversations = (query: string): Promise<SearchHit[]> => call("search_conversations", { query });
+export const renameConversation = (conversation: string, title: string): Promise<null> =>
+  call("rename_conversation", { conversation, title });
+export const deleteConversation = (conversation: string): Promise<null> =>
+  call("delete_conversation", { conversation });
+export const conversationMessages = (conversation: string): Promise<StoredMessage[]> =>
+  call("conversation_messages", { conversation });
+/** Every tool allowed "always". */
+export const listGrants = (): Promise<ToolGrant[]> => call("list_grants");
+/** Takes back every grant of the tool; the grants left. */
+export const revokeGrant = (server: string, tool: string): Promise<ToolGrant[]> =>
+  call("revoke_grant", { server, tool });
+/** Asks the user (the URL card) and opens a reply's link in the system browser on Accept; rejects when not opened. */
+export const openLink = (url: string, conversation: string | null): Promise<null> =>
+  call("open_link", { url, conversation });
 export const smokeRendered = (rows: RenderedRow[]): Promise<null> => call("smoke_rendered", { rows });
 
 export const onHostEvent = (handler: (event: HostEvent) => void): Promise<UnlistenFn> =>

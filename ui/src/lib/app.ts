@@ -1,10 +1,11 @@
 // The window's state and its wiring to the Rust side: one instance of each store, fed by the host's events.
 
-import { writable, type Readable } from "svelte/store";
+import { derived, get, writable, type Readable } from "svelte/store";
 import * as api from "./api";
 import type { StartupReport } from "../bindings/StartupReport";
 import { createActivity } from "./stores/activity";
 import { createCalls } from "./stores/calls";
+import { createChat, questionConversation } from "./stores/chat";
 import { createPrompts, createResources } from "./stores/catalog";
 import { createDialogs } from "./stores/dialogs";
 import { createInputs } from "./stores/inputs";
@@ -17,6 +18,8 @@ import { createTools } from "./stores/tools";
 import { createViewer } from "./stores/viewer";
 import { createLogLevels, createViews } from "./stores/views";
 import { createWorkspace } from "./stores/workspace";
+
+export type Screen = "chat" | "servers";
 
 export function createApp() {
   const notices = createNotices();
@@ -36,6 +39,13 @@ export function createApp() {
   const views = createViews();
   const logLevels = createLogLevels(notices);
   const inputs = createInputs(notices);
+  const chat = createChat(notices);
+  /** The main screen: chat once a model is configured, else the servers; the user's choice from then on. */
+  const screen = writable<Screen | null>(null);
+  /** What the dialog host shows: every question but those shown as cards in the open chat thread. */
+  const hostDialogs = derived([dialogs, chat, screen], ([$dialogs, $chat, $screen]) =>
+    $dialogs.filter((q) => !($screen === "chat" && $chat.open !== null && questionConversation(q) === $chat.open)),
+  );
 
   async function start(): Promise<void> {
     try {
@@ -56,15 +66,26 @@ export function createApp() {
         resources.handleEvent(event);
         prompts.handleEvent(event);
         viewer.handleEvent(event);
+        chat.handleEvent(event);
       }),
       api.onInputRequest((input) => {
         activity.inputRequest(input);
         dialogs.add(input);
+        chat.handleInput(input);
       }),
       api.onInputResolved(({ id }) => dialogs.resolved(id)),
     ]);
     // The configuration's ${input:ID} values the keyring lacks are asked for once the window shows.
-    await Promise.all([selection.load(), servers.refresh(), dialogs.load(), workspace.load(), inputs.check()]);
+    await Promise.all([
+      selection.load(),
+      servers.refresh(),
+      dialogs.load(),
+      workspace.load(),
+      inputs.check(),
+      chat.refreshStatus(),
+      chat.refreshList(),
+    ]);
+    if (get(screen) === null) screen.set(get(chat).status?.ready === true ? "chat" : "servers");
     // Needs the list: only HTTP servers sign in.
     await signIns.refresh();
   }
@@ -87,6 +108,9 @@ export function createApp() {
     views,
     logLevels,
     inputs,
+    chat,
+    screen,
+    hostDialogs,
     start,
   };
 }

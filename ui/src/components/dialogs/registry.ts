@@ -1,4 +1,5 @@
-// Which dialog shows which kind of server request; every kind without one gets the generic dialog.
+// Which dialog shows which kind of question (in the dialog host, or as a card in a chat thread); every kind without
+// one gets the generic dialog.
 
 import type { Component } from "svelte";
 import type { InputKind } from "../../bindings/InputKind";
@@ -7,6 +8,7 @@ import GenericDialog from "./GenericDialog.svelte";
 import PathOutsideDialog from "./PathOutsideDialog.svelte";
 import SamplingDialog from "./SamplingDialog.svelte";
 import UrlDialog from "./UrlDialog.svelte";
+import ToolCallCard from "../chat/ToolCallCard.svelte";
 import type { DialogProps } from "./types";
 
 const registry: Partial<Record<InputKind, Component<DialogProps>>> = {
@@ -14,6 +16,7 @@ const registry: Partial<Record<InputKind, Component<DialogProps>>> = {
   elicitation_form: FormDialog,
   elicitation_url: UrlDialog,
   sampling: SamplingDialog,
+  tool_call: ToolCallCard,
 };
 
 export function registerDialog(kind: InputKind, component: Component<DialogProps>): void {

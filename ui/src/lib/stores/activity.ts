@@ -174,6 +174,19 @@ export function describeEvent(event: HostEvent): Described | null {
     }
     case "roots_changed":
       return { server: null, kind: "roots", level: "info", text: `workspace roots: ${countRoots(event.roots.length)}` };
+    case "tool_call": {
+      // A model's call and how it was decided (the arguments are in the thread, not the log).
+      const why = event.grant !== undefined ? ` (${event.grant})` : "";
+      const changed = event.changed ? ", changed since it was allowed" : "";
+      return {
+        server: event.server,
+        kind: "call",
+        level: event.decision === "deny" || event.decision === "refused" ? "warning" : "info",
+        text: `the model's call of ${event.tool}: ${event.decision.replace(/_/g, " ")}${why}${changed}`,
+      };
+    }
+    // Streamed text goes to the thread only.
+    case "chat_delta":
     case "stderr":
       return null;
   }

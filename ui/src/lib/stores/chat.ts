@@ -1,0 +1,326 @@
+// Chat as the window holds it: whether a model is configured, the conversations on the side, the open thread as
+// stored, and the turn running now (one at a time: every chat event of this app then belongs to it). While a turn
+// runs, its streamed text and its calls' decisions come as host events; each message is stored as soon as it is
+// complete, so the thread is read again at each step rather than pieced together here.
+
+import { get, writable, type Readable } from "svelte/store";
+import * as api from "../api";
+import type { CallDecision } from "../../bindings/CallDecision";
+import type { ChatStatus } from "../../bindings/ChatStatus";
+import type { ConversationSummary } from "../../bindings/ConversationSummary";
+import type { HostEvent } from "../../bindings/HostEvent";
+import type { PendingInput } from "../../bindings/PendingInput";
+import type { SearchHit } from "../../bindings/SearchHit";
+import type { StoredMessage } from "../../bindings/StoredMessage";
+import type { ToolCallRecord } from "../../bindings/ToolCallRecord";
+import type { TurnStop } from "../../bindings/TurnStop";
+import type { Usage } from "../../bindings/Usage";
+import type { JsonValue } from "../../bindings/serde_json/JsonValue";
+import type { NoticeStore } from "./notices";
+
+/** A call the model made in the step running now: decided, its result not stored yet. */
+export interface LiveCall {
+  server: string;
+  tool: string;
+  arguments: JsonValue;
+  decision: CallDecision;
+}
+
+export interface RunningTurn {
+  /** The id `cancel_turn` stops it by. */
+  id: string;
+  /** Null until the first event of a turn that starts a new conversation names it. */
+  conversation: string | null;
+  /** The user's message, shown at once (it is stored when the turn starts). */
+  message: string;
+  /** The reply streaming now. */
+  text: string;
+  calls: LiveCall[];
+  stopping: boolean;
+  /** How many messages the thread had when it was sent: once read again, the stored message shows instead. */
+  baseline: number;
+}
+
+export interface ChatState {
+  status: ChatStatus | null;
+  conversations: ConversationSummary[];
+  query: string;
+  /** Null: no search (the list shows every conversation). */
+  hits: SearchHit[] | null;
+  /** The conversation in the thread; null: a new one (its first message creates it). */
+  open: string | null;
+  messages: StoredMessage[];
+  turn: RunningTurn | null;
+  /** Each conversation's last turn in this run: tokens and why it ended. */
+  lastTurn: Record<string, { usage: Usage; stop: TurnStop; error: string | null }>;
+}
+
+/** One entry of the thread as stored. */
+export type ThreadItem =
+  | { kind: "user"; id: number; text: string }
+  | { kind: "assistant"; id: number; text: string }
+  | { kind: "tool"; id: number; record: ToolCallRecord }
+  | { kind: "notice"; id: number; text: string };
+
+/** The stored messages as the thread shows them: an assistant message that only made calls has no text to show. */
+export function threadItems(messages: StoredMessage[]): ThreadItem[] {
+  const items: ThreadItem[] = [];
+  for (const m of messages) {
+    switch (m.role) {
+      case "user":
+        items.push({ kind: "user", id: m.id, text: m.text });
+        break;
+      case "assistant":
+        if (m.text.trim() !== "") items.push({ kind: "assistant", id: m.id, text: m.text });
+        break;
+      case "tool":
+        if (isRecord(m.data)) items.push({ kind: "tool", id: m.id, record: m.data });
+        else items.push({ kind: "notice", id: m.id, text: m.text });
+        break;
+      case "notice":
+        items.push({ kind: "notice", id: m.id, text: m.text });
+        break;
+    }
+  }
+  return items;
+}
+
+function isRecord(data: JsonValue | undefined): data is JsonValue & ToolCallRecord {
+  if (typeof data !== "object" || data === null || Array.isArray(data)) return false;
+  const d = data as Record<string, unknown>;
+  return typeof d["id"] === "string" && typeof d["tool"] === "string" && typeof d["result"] === "object";
+}
+
+/** The conversation a question arose in (a model's tool call, or a question asked inside one), if any. */
+export function questionConversation(input: PendingInput): string | null {
+  const view = input.request.view;
+  if (view?.mode === "tool_call") return view.conversation;
+  const origin = input.request.origin;
+  if (typeof origin === "object" && origin !== null && !Array.isArray(origin)) {
+    const conversation = (origin as Record<string, unknown>)["conversation"];
+    if (typeof conversation === "string") return conversation;
+  }
+  return null;
+}
+
+/** The text of a call's result: text blocks as they are, anything else named by its type. */
+export function resultTexts(record: ToolCallRecord): string[] {
+  return record.result.content.map((block) => {
+    if (typeof block === "object" && block !== null) {
+      const b = block as Record<string, unknown>;
+      if (b["type"] === "text" && typeof b["text"] === "string") return b["text"];
+      const mime = typeof b["mimeType"] === "string" ? `, ${b["mimeType"]}` : "";
+      return `[${String(b["type"] ?? "content")}${mime}]`;
+    }
+    return String(block);
+  });
+}
+
+export interface ChatStore extends Readable<ChatState> {
+  refreshStatus(): Promise<void>;
+  refreshList(): Promise<void>;
+  search(query: string): Promise<void>;
+  openConversation(id: string): Promise<void>;
+  newConversation(): void;
+  /** Sends a message in the open conversation; false when a turn runs already or the message is empty. */
+  send(message: string): Promise<boolean>;
+  stop(): Promise<void>;
+  rename(id: string, title: string): Promise<void>;
+  remove(id: string): Promise<void>;
+  handleEvent(event: HostEvent): void;
+  /** A question arose in a conversation: the running turn may learn its conversation from it. */
+  handleInput(input: PendingInput): void;
+}
+
+const empty: ChatState = {
+  status: null,
+  conversations: [],
+  query: "",
+  hits: null,
+  open: null,
+  messages: [],
+  turn: null,
+  lastTurn: {},
+};
+
+export function createChat(notices: NoticeStore): ChatStore {
+  const state = writable<ChatState>({ ...empty });
+  const { subscribe, update } = state;
+  let turns = 0;
+  // Only the latest read of the thread lands: a slow read of a conversation left since is dropped.
+  let reads = 0;
+
+  const fail = (what: string, e: unknown): void => notices.push(`${what}: ${api.toCommandError(e).message}`);
+
+  async function loadMessages(id: string): Promise<void> {
+    const read = ++reads;
+    try {
+      const messages = await api.conversationMessages(id);
+      if (read === reads && get(state).open === id) update((s) => ({ ...s, messages }));
+    } catch (e) {
+      if (read === reads) fail("Cannot read the conversation", e);
+    }
+  }
+
+  async function refreshList(): Promise<void> {
+    try {
+      const conversations = await api.listConversations();
+      update((s) => ({ ...s, conversations }));
+    } catch (e) {
+      fail("Cannot list the conversations", e);
+    }
+  }
+
+  /** The running turn's conversation, learned from its first event when it started a new one. */
+  function adopt(conversation: string): boolean {
+    const s = get(state);
+    if (s.turn === null) return false;
+    if (s.turn.conversation === conversation) return true;
+    if (s.turn.conversation !== null) return false;
+    update((st) => ({
+      ...st,
+      turn: st.turn === null ? null : { ...st.turn, conversation },
+      open: st.open === null ? conversation : st.open,
+    }));
+    void refreshList();
+    return true;
+  }
+
+  function isOpen(conversation: string): boolean {
+    return get(state).open === conversation;
+  }
+
+  return {
+    subscribe,
+    async refreshStatus() {
+      try {
+        const status = await api.chatStatus();
+        update((s) => ({ ...s, status }));
+      } catch (e) {
+        fail("Cannot read chat's status", e);
+      }
+    },
+    refreshList,
+    async search(query) {
+      update((s) => ({ ...s, query }));
+      if (query.trim() === "") {
+        update((s) => ({ ...s, hits: null }));
+        return;
+      }
+      try {
+        const hits = await api.searchConversations(query);
+        if (get(state).query === query) update((s) => ({ ...s, hits }));
+      } catch (e) {
+        fail("Cannot search the conversations", e);
+      }
+    },
+    async openConversation(id) {
+      update((s) => ({ ...s, open: id, messages: [] }));
+      await loadMessages(id);
+    },
+    newConversation() {
+      reads++;
+      update((s) => ({ ...s, open: null, messages: [] }));
+    },
+    async send(message) {
+      const s = get(state);
+      if (s.turn !== null || message.trim() === "") return false;
+      const id = `turn-${++turns}-${Date.now()}`;
+      const conversation = s.open;
+      update((st) => ({
+        ...st,
+        turn: { id, conversation, message, text: "", calls: [], stopping: false, baseline: st.messages.length },
+      }));
+      try {
+        const outcome = await api.sendMessage(id, conversation, message);
+        update((st) => ({
+          ...st,
+          turn: null,
+          open: st.open === null || st.open === conversation ? outcome.conversation : st.open,
+          lastTurn: {
+            ...st.lastTurn,
+            [outcome.conversation]: { usage: outcome.usage, stop: outcome.stopReason, error: outcome.error ?? null },
+          },
+        }));
+      } catch (e) {
+        update((st) => ({ ...st, turn: null }));
+        fail("The message was not sent", e);
+      }
+      const open = get(state).open;
+      await Promise.all([open === null ? Promise.resolve() : loadMessages(open), refreshList()]);
+      return true;
+    },
+    async stop() {
+      const turn = get(state).turn;
+      if (turn === null || turn.stopping) return;
+      update((st) => ({ ...st, turn: st.turn === null ? null : { ...st.turn, stopping: true } }));
+      try {
+        await api.cancelTurn(turn.id);
+      } catch (e) {
+        // Ended meanwhile: nothing left to stop.
+        if (api.toCommandError(e).code !== "unknown_call") fail("Cannot stop the turn", e);
+      }
+    },
+    async rename(id, title) {
+      try {
+        await api.renameConversation(id, title);
+      } catch (e) {
+        fail("Cannot rename the conversation", e);
+      }
+      await refreshList();
+    },
+    async remove(id) {
+      try {
+        await api.deleteConversation(id);
+        if (isOpen(id)) {
+          reads++;
+          update((s) => ({ ...s, open: null, messages: [] }));
+        }
+      } catch (e) {
+        fail("Cannot delete the conversation", e);
+      }
+      await refreshList();
+      const query = get(state).query;
+      if (query.trim() !== "") await this.search(query);
+    },
+    handleEvent(event) {
+      if (event.event === "chat_delta") {
+        if (!adopt(event.conversation)) return;
+        const turn = get(state).turn;
+        // The first words of a step after calls: their results are stored, and the thread shows them.
+        if (turn !== null && turn.calls.length > 0) {
+          update((st) => ({ ...st, turn: st.turn === null ? null : { ...st.turn, calls: [] } }));
+          if (isOpen(event.conversation)) void loadMessages(event.conversation);
+        }
+        update((st) => ({
+          ...st,
+          turn: st.turn === null ? null : { ...st.turn, text: st.turn.text + event.text },
+        }));
+      } else if (event.event === "tool_call") {
+        if (!adopt(event.conversation)) return;
+        // The reply that made the call is stored before any call is decided: the thread shows it from now on.
+        const call: LiveCall = {
+          server: event.server,
+          tool: event.tool,
+          arguments: event.arguments,
+          decision: event.decision,
+        };
+        update((st) => ({
+          ...st,
+          turn: st.turn === null ? null : { ...st.turn, text: "", calls: [...st.turn.calls, call] },
+        }));
+        if (isOpen(event.conversation)) void loadMessages(event.conversation);
+      }
+    },
+    handleInput(input) {
+      const conversation = questionConversation(input);
+      if (conversation === null || !adopt(conversation)) return;
+      const turn = get(state).turn;
+      if (turn !== null && turn.text !== "" && isOpen(conversation)) {
+        // The reply that made the call is stored before the card is shown.
+        update((st) => ({ ...st, turn: st.turn === null ? null : { ...st.turn, text: "" } }));
+        void loadMessages(conversation);
+      }
+    },
+  };
+}
