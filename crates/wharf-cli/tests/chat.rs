@@ -620,10 +620,17 @@ fn near_the_window_earlier_tool_results_are_shortened_and_the_user_told() {
     let second = stdout_json(&out);
     assert_eq!(out.status.code(), Some(0), "{}", stderr_text(&out));
     assert_eq!(second["messages"][0]["role"], "notice", "{second}");
-    assert!(second["messages"][0]["content"].as_str().unwrap().contains("shortened"));
+    assert!(second["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .contains("shortened"));
     let requests = provider.requests();
     let sent = tool_results(&requests[2], "openai");
-    assert!(sent[0].1.contains("shortened by Wharf"), "{}", &sent[0].1[..200]);
+    assert!(
+        sent[0].1.contains("shortened by Wharf"),
+        "{}",
+        &sent[0].1[..200]
+    );
     assert!(sent[0].1.len() < 1000);
     // Within the same turn it was whole.
     assert_eq!(tool_results(&requests[1], "openai")[0].1, long);
@@ -635,4 +642,65 @@ fn near_the_window_earlier_tool_results_are_shortened_and_the_user_told() {
         .find(|m| m["role"] == "tool")
         .unwrap();
     assert_eq!(kept["text"], long.as_str());
+}
+
+/// A server's questions inside a model's tool call, in both eras: a form (the python server's `whoami`) and a
+/// sampling request (its `summarize`, served by the same provider, not streamed), each asked through the same broker
+/// and answered by the same `--answers` file as outside chat.
+#[test]
+fn a_servers_questions_inside_a_models_call_go_through_the_same_broker_in_both_eras() {
+    for era in ["modern", "legacy"] {
+        let provider = ChatProvider::start(json!([
+            {"tool_calls": [
+                {"id": "w", "name": "py__whoami", "arguments": {}},
+                {"id": "s", "name": "py__summarize", "arguments": {"topic": "tides"}}
+            ]},
+            {"text": "Tides rise and fall twice a day."},
+            {"text": "All done."}
+        ]));
+        let mut py = python_stdio();
+        py["era"] = json!(era);
+        py["toolApproval"] = json!("allow");
+        let mut config = json!({"servers": {"py": py}, "chat": provider.chat_config("openai")});
+        config["sampling"] = json!({"provider": provider.chat_config("openai")["provider"]});
+        let scratch = Scratch::new(config);
+        let answers = scratch.dir.path().join("answers.json");
+        std::fs::write(
+            &answers,
+            r#"{"elicitation_form": {"action": "accept", "content": {"name": "Ada", "age": 36}},
+                "sampling": {"action": "accept"}}"#,
+        )
+        .unwrap();
+        let events = scratch.dir.path().join("events.jsonl");
+        let (out, turn) = chat(
+            &scratch,
+            &[
+                "--answers",
+                answers.to_str().unwrap(),
+                "--events",
+                events.to_str().unwrap(),
+            ],
+            "who am I, and tides?",
+        );
+        assert_eq!(out.status.code(), Some(0), "{era}: {}", stderr_text(&out));
+        let calls = turn["messages"][0]["toolCalls"].as_array().unwrap();
+        let text = |i: usize| {
+            calls[i]["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        };
+        assert!(text(0).contains("Ada"), "{era}: {}", text(0));
+        assert_eq!(text(1), "Tides rise and fall twice a day.", "{era}");
+        let kinds: Vec<String> = events_of(&events)
+            .into_iter()
+            .map(|e| e["kind"].as_str().unwrap_or_default().to_string())
+            .collect();
+        assert!(
+            kinds.contains(&"elicitation_form".to_string()),
+            "{era}: {kinds:?}"
+        );
+        assert!(kinds.contains(&"sampling".to_string()), "{era}: {kinds:?}");
+        assert_eq!(turn["messages"][1]["content"], "All done.", "{era}");
+    }
 }
