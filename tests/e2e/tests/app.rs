@@ -14,7 +14,9 @@
 //! the refusal of a path outside the workspace; the everything server's elicitation tools cover the form and URL
 //! dialogs (a recording `BROWSER` stands in for the system browser), and its `trigger-sampling-request` the sampling
 //! review and settings (a fake OpenAI-compatible provider the test starts on loopback stands in for the LLM), and its
-//! resources, prompts, completion and subscription updates the Resources and Prompts views.
+//! resources, prompts, completion and subscription updates the Resources and Prompts views; the scripted provider
+//! fixture (`tests/fixtures/chat_provider.py`) with the demo server covers chat: approval in the thread, an edited
+//! argument, a link through consent, Stop mid-stream and the conversation after a restart.
 //!
 //! One test binary, `app` (run.sh and the Makefile run `--test app`): the groups of tests are its modules under
 //! app/, and the timeouts and helpers they share are here.
@@ -24,6 +26,8 @@
 // root they belong to.
 #[path = "app/catalog.rs"]
 mod catalog;
+#[path = "app/chat.rs"]
+mod chat;
 #[path = "app/elicitation.rs"]
 mod elicitation;
 #[path = "app/sampling.rs"]

@@ -156,6 +156,8 @@ async fn a_sampling_request_is_reviewed_edited_both_ways_then_always_allowed() -
         "sampling": {"provider": {"kind": "openai", "baseUrl": llm.base_url, "model": "fake-large"}}
     });
     with_app(config, async |app| {
+        // A provider is configured, so chat (which falls back to it) is the main screen: the servers are a click away.
+        app.click(Locator::Css(&testid("screen-servers")), UI).await?;
         app.wait_for_text(
             Locator::Css(&in_row("everything", "server-status")),
             "ready",

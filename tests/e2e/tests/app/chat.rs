@@ -1,0 +1,299 @@
+//! Chat through the window, against the scripted provider fixture (`tests/fixtures/chat_provider.py`: replies from a
+//! script, every request recorded) and the bundled demo server: a message is sent, the model's call of `echo` is
+//! approved on its card in the thread with an edited argument (an edit that breaks the schema is refused beside the
+//! arguments first), the result comes back in the thread and to the model; a link in the reply opens only through
+//! the consent card and the system browser; a reply that hangs is stopped mid-stream; and after a restart the
+//! conversation is found again with everything it had.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use super::*;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+use wharf_e2e::{with_launch, Home, Launch};
+
+/// A turn's step: the provider streams at once, the demo server answers at once; generous for a loaded machine.
+const TURN: Duration = Duration::from_secs(30);
+/// The model's name as the configuration gives it (the fixture answers whatever is asked).
+const MODEL: &str = "scripted-model";
+const FIRST_MESSAGE: &str = "Please echo something";
+const EDITED: &str = "edited by the user";
+const LINK: &str = "https://example.com/docs";
+
+/// The scripted provider, running for the test: killed when dropped.
+struct Provider {
+    _child: Child,
+    base_url: String,
+    record: PathBuf,
+}
+
+impl Provider {
+    async fn start(dir: &Path, script: &Value) -> Result<Provider> {
+        let script_path = dir.join("chat-script.json");
+        let record = dir.join("chat-record.jsonl");
+        std::fs::write(&script_path, script.to_string())
+            .map_err(|e| Error::Check(format!("cannot write the script: {e}")))?;
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/chat_provider.py");
+        let mut child = Command::new("python3")
+            .arg(&fixture)
+            .arg(&script_path)
+            .arg(&record)
+            .stdout(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| Error::Check(format!("cannot start {}: {e}", fixture.display())))?;
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| Error::Check("the provider has no stdout".into()))?;
+        let mut line = String::new();
+        tokio::time::timeout(UI, BufReader::new(stdout).read_line(&mut line))
+            .await
+            .map_err(|_| Error::Check("the provider printed no URL".into()))?
+            .map_err(|e| Error::Check(format!("cannot read the provider's URL: {e}")))?;
+        Ok(Provider {
+            _child: child,
+            base_url: line.trim().to_owned(),
+            record,
+        })
+    }
+
+    /// Every line the provider recorded (requests, and disconnections of a hanging reply).
+    fn recorded(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.record)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
+    }
+}
+
+fn script() -> Value {
+    json!({"replies": [
+        // 0: the model calls echo.
+        {"text": "I will call echo.", "tool_calls": [
+            {"id": "call_1", "name": "demo__echo", "arguments": {"message": "from the model"}}
+        ]},
+        // 1: after the result, a reply with a link.
+        {"text": format!("The tool said it. See [the docs]({LINK}).")},
+        // 2: the second message: text, then nothing until the client goes away.
+        {"text": "Streaming and then", "hang": true},
+        {"text": "Later."}
+    ]})
+}
+
+/// A recording `BROWSER`: writes its arguments to a file and returns.
+fn recording_browser(home: &Home) -> Result<(PathBuf, PathBuf)> {
+    use std::os::unix::fs::PermissionsExt;
+    let opened = home.path().join("opened.txt");
+    let script = home.path().join("browser.sh");
+    let body = format!(
+        "#!/bin/sh\nprintf '%s\\n' \"$@\" >> '{}'\n",
+        opened.display()
+    );
+    std::fs::write(&script, body).map_err(|e| Error::Check(format!("browser script: {e}")))?;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))
+        .map_err(|e| Error::Check(format!("browser script: {e}")))?;
+    Ok((script, opened))
+}
+
+/// Waits until a message of `role` in the thread contains `needle`.
+async fn wait_message(app: &App, role: &str, needle: &str) -> Result<()> {
+    let selector = format!(r#"[data-testid="chat-message"][data-role="{role}"]"#);
+    app.wait_until(
+        &format!("a {role} message containing {needle:?}"),
+        TURN,
+        async || {
+            for element in app.client().find_all(Locator::Css(&selector)).await? {
+                if let Ok(text) = element.text().await {
+                    if text.contains(needle) {
+                        return Ok(Some(()));
+                    }
+                }
+            }
+            Ok(None)
+        },
+    )
+    .await
+}
+
+fn question(kind: &str, testid: &str) -> String {
+    format!(r#"[data-testid="chat-question"][data-kind="{kind}"] [data-testid="{testid}"]"#)
+}
+
+const ECHO_RESULT: &str =
+    r#"[data-testid="chat-toolcall"][data-tool="echo"] [data-testid="chat-toolcall-result"]"#;
+
+#[tokio::test]
+async fn a_conversation_with_an_approved_edited_call_a_consented_link_a_stop_and_a_restart(
+) -> Result<()> {
+    let home = Home::new()?;
+    let provider = Provider::start(home.path(), &script()).await?;
+    let (browser, opened) = recording_browser(&home)?;
+    let config = json!({
+        "servers": {"demo": demo_server().expect("the demo server (cargo build --workspace --bins)")},
+        "chat": {"provider": {"kind": "openai", "baseUrl": provider.base_url, "model": MODEL}}
+    });
+    let launch = Launch::config(config).home(&home).env("BROWSER", &browser);
+    with_launch(launch, async |app| {
+        // With a model configured, chat is the main screen; the servers are one click away.
+        app.wait_for(Locator::Css(&testid("chat-screen")), UI)
+            .await?;
+        app.wait_for_text(Locator::Css(&testid("chat-model")), MODEL, UI)
+            .await?;
+        app.click(Locator::Css(&testid("screen-servers")), UI)
+            .await?;
+        wait_ready(app, "demo").await?;
+        app.click(Locator::Css(&testid("screen-chat")), UI).await?;
+
+        // 1. The message; the model's call waits on its card, in the thread.
+        app.fill(Locator::Css(&testid("chat-input")), FIRST_MESSAGE, UI)
+            .await?;
+        app.click(Locator::Css(&testid("chat-send")), UI).await?;
+        app.wait_for_text(
+            Locator::Css(&question("tool_call", "toolcall-tool")),
+            "echo",
+            TURN,
+        )
+        .await?;
+        app.wait_for_text(
+            Locator::Css(&question("tool_call", "toolcall-server")),
+            "demo",
+            UI,
+        )
+        .await?;
+        // The conversation's first turn: every tool is offered for the first time, so none is marked new.
+        check(
+            app.count(Locator::Css(&question("tool_call", "toolcall-new")))
+                .await?
+                == 0,
+            "a tool of the first turn is marked new",
+        )?;
+        // The demo server is not trusted: its read-only claim is shown as the server's word only.
+        app.wait_for(
+            Locator::Css(&question("tool_call", "toolcall-untrusted")),
+            UI,
+        )
+        .await?;
+        check(
+            app.count(Locator::Css(&testid("dialog-host"))).await? == 0,
+            "the card was also shown as a dialog",
+        )?;
+        wait_message(app, "assistant", "I will call echo.").await?;
+        app.screenshot("chat-approval").await?;
+
+        // 2. An edit that breaks the schema is refused beside the arguments; the card keeps waiting.
+        let arguments = question("tool_call", "toolcall-arguments");
+        app.fill(Locator::Css(&arguments), r#"{"message": 5}"#, UI)
+            .await?;
+        app.click(
+            Locator::Css(&question("tool_call", "toolcall-allow-once")),
+            UI,
+        )
+        .await?;
+        app.wait_for(Locator::Css(&question("tool_call", "toolcall-problem")), UI)
+            .await?;
+        let edit = format!(r#"{{"message": "{EDITED}"}}"#);
+        app.fill(Locator::Css(&arguments), &edit, UI).await?;
+        app.click(
+            Locator::Css(&question("tool_call", "toolcall-allow-once")),
+            UI,
+        )
+        .await?;
+
+        // 3. The edited call reached the server; its result is in the thread and went to the model.
+        app.wait_for_text(Locator::Css(ECHO_RESULT), &format!("echo: {EDITED}"), TURN)
+            .await?;
+        wait_message(app, "assistant", "The tool said it.").await?;
+        let sent_back = provider
+            .recorded()
+            .iter()
+            .any(|r| r["n"] == 1 && r["body"].to_string().contains(&format!("echo: {EDITED}")));
+        check(
+            sent_back,
+            "the model was not given the edited call's result",
+        )?;
+        app.wait_gone(Locator::Css(&testid("chat-question")), UI)
+            .await?;
+
+        // 4. The reply's link: never a navigation; the consent card in the thread, then the system browser.
+        let before = app.client().current_url().await?;
+        app.click(Locator::Css(&testid("md-link")), UI).await?;
+        app.wait_for_text(
+            Locator::Css(&question("elicitation_url", "url-full")),
+            LINK,
+            UI,
+        )
+        .await?;
+        check(
+            std::fs::read_to_string(&opened)
+                .unwrap_or_default()
+                .is_empty(),
+            "the browser was started before the user agreed",
+        )?;
+        app.click(
+            Locator::Css(&question("elicitation_url", "dialog-accept")),
+            UI,
+        )
+        .await?;
+        let lines = app
+            .wait_until("the recording browser to be started", UI, async || {
+                let text = std::fs::read_to_string(&opened).unwrap_or_default();
+                Ok((!text.is_empty()).then_some(text))
+            })
+            .await?;
+        check(
+            lines.lines().collect::<Vec<_>>() == [LINK],
+            format!("the browser was given {lines:?}"),
+        )?;
+        check(
+            app.client().current_url().await? == before,
+            "the webview navigated",
+        )?;
+
+        // 5. A reply that hangs: Stop ends it mid-stream, keeping what was shown; the provider sees the client go.
+        app.fill(Locator::Css(&testid("chat-input")), "Now stream slowly", UI)
+            .await?;
+        app.click(Locator::Css(&testid("chat-send")), UI).await?;
+        app.wait_until("the reply to stream", TURN, async || {
+            let text = app.text(Locator::Css(&testid("chat-streaming"))).await?;
+            Ok(text.filter(|t| t.contains("Streaming and then")))
+        })
+        .await?;
+        app.click(Locator::Css(&testid("chat-stop")), UI).await?;
+        app.wait_for(Locator::Css(&testid("chat-send")), TURN)
+            .await?;
+        wait_message(app, "assistant", "Streaming and then").await?;
+        app.wait_until("the provider to see the client go", TURN, async || {
+            Ok(provider
+                .recorded()
+                .iter()
+                .any(|r| r["n"] == 2 && r["event"] == "disconnected")
+                .then_some(()))
+        })
+        .await?;
+        Ok(())
+    })
+    .await?;
+
+    // 6. After a restart the conversation is there, with its call and its result.
+    with_launch(Launch::existing_config().home(&home), async |app| {
+        let row = format!(
+            r#"{} {}"#,
+            testid("conversation-row"),
+            testid("conversation-title")
+        );
+        app.wait_for_text(Locator::Css(&row), FIRST_MESSAGE, UI)
+            .await?;
+        app.click(Locator::Css(&testid("conversation-open")), UI)
+            .await?;
+        wait_message(app, "user", FIRST_MESSAGE).await?;
+        app.wait_for_text(Locator::Css(ECHO_RESULT), &format!("echo: {EDITED}"), UI)
+            .await?;
+        wait_message(app, "assistant", "Streaming and then").await?;
+        app.screenshot("chat-restarted").await?;
+        Ok(())
+    })
+    .await
+}
