@@ -127,9 +127,12 @@ mod tests {
         )
     }
 
+    /// What the test browser was given.
+    type Opened = Arc<Mutex<Vec<String>>>;
+
     /// A browser that only records what it was given.
     fn browser() -> (
-        Arc<Mutex<Vec<String>>>,
+        Opened,
         impl FnOnce(UrlReview) -> futures::future::Ready<Result<(), String>>,
     ) {
         let opened = Arc::new(Mutex::new(Vec::new()));
