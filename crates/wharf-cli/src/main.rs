@@ -10,6 +10,7 @@ mod conversations_cmd;
 mod events_file;
 mod grants_cmd;
 mod inputs;
+mod models_cmd;
 mod output;
 mod secret_cmd;
 mod session;
@@ -110,6 +111,8 @@ pub(crate) enum Command {
     /// The stored conversations: `list`, `show ID`, `delete ID`, `export ID [--format md|json]`.
     #[command(subcommand)]
     Conversations(conversations_cmd::ConversationsAction),
+    /// The configured chat provider's models, and the model runtimes running on this computer.
+    Models,
     /// The tools allowed "always" for a model's calls: `list`, `revoke SERVER TOOL`.
     #[command(subcommand)]
     Grants(grants_cmd::GrantsAction),
@@ -235,6 +238,15 @@ async fn run(cli: Cli) -> Result<ExitCode, Failure> {
             .unwrap_or_else(wharf_core::config::default_config_path);
         let config = Config::load_with_workspace(&path, &workspace.folders())?;
         return auth_cmd::run(action, &config, events.sink()).await;
+    }
+    if let Command::Models = cli.command {
+        // The configuration's model only: no server is started.
+        let path = cli
+            .config
+            .clone()
+            .unwrap_or_else(wharf_core::config::default_config_path);
+        let config = Config::load_with_workspace(&path, &workspace.folders())?;
+        return models_cmd::run(&config).await;
     }
     let agent = user_agent(&cli)?;
     if let Command::Conformance { url } = &cli.command {
@@ -402,6 +414,7 @@ async fn one_shot(host: &Host, command: Command) -> Result<ExitCode, Failure> {
         | Command::Secret(_)
         | Command::Conversations(_)
         | Command::Grants(_)
+        | Command::Models
         | Command::Auth(_)
         | Command::Bench(_)
         | Command::Unknown(_) => Err(Failure("internal: command dispatched twice".into())),

@@ -704,3 +704,30 @@ fn a_servers_questions_inside_a_models_call_go_through_the_same_broker_in_both_e
         assert_eq!(turn["messages"][1]["content"], "All done.", "{era}");
     }
 }
+
+#[test]
+fn models_lists_the_configured_providers_models_and_says_why_there_are_none() {
+    for kind in FLAVOURS {
+        let provider = ChatProvider::start(json!([{"text": "unused"}]));
+        let scratch = scratch_for(&provider, kind, json!({}));
+        let out = scratch.run(&["models"]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr_text(&out));
+        let listed = stdout_json(&out);
+        assert_eq!(
+            listed["configured"]["models"],
+            json!(["scripted", "scripted-large"]),
+            "{kind}: {listed}"
+        );
+        assert_eq!(listed["configured"]["model"], "scripted");
+        assert!(listed["local"].is_array(), "{listed}");
+    }
+    let scratch = Scratch::new(json!({"servers": {}}));
+    let listed = stdout_json(&scratch.run(&["models"]));
+    assert!(
+        listed["configured"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("no model is configured"),
+        "{listed}"
+    );
+}
