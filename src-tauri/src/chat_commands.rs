@@ -220,6 +220,14 @@ pub fn rename_conversation(
         .map_err(ChatError::from)?)
 }
 
+/// The model runtimes answering on this computer's usual loopback addresses (Ollama, LM Studio, a llama.cpp
+/// server), for the setup card to offer.
+#[tauri::command]
+pub async fn local_models() -> Vec<wharf_core::sampling::provider::models::LocalRuntime> {
+    use wharf_core::sampling::provider::models::{detect_local, KNOWN_RUNTIMES, PROBE_TIMEOUT};
+    detect_local(&KNOWN_RUNTIMES, PROBE_TIMEOUT).await
+}
+
 #[tauri::command]
 pub fn delete_conversation(shell: State<'_, Shell>, conversation: String) -> Reply<()> {
     shell.chat.delete(&conversation)

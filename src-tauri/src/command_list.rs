@@ -67,6 +67,7 @@ macro_rules! tauri_commands {
             chat_commands::list_grants,
             chat_commands::revoke_grant,
             chat_commands::open_link,
+            chat_commands::local_models,
         }
     };
 }

@@ -60,4 +60,5 @@ export type TauriCommand =
   | "conversation_messages"
   | "list_grants"
   | "revoke_grant"
-  | "open_link";
+  | "open_link"
+  | "local_models";

@@ -23,6 +23,7 @@ vi.mock("../lib/api", async (importOriginal) => {
     cancelTurn: vi.fn(async () => null),
     answerInput: vi.fn(async () => null),
     openLink: vi.fn(async () => null),
+    localModels: vi.fn(async () => []),
   };
 });
 
@@ -228,5 +229,35 @@ describe("the thread", () => {
     expect($('[data-testid="chat-setup-problem"]').textContent).toContain("no model is configured");
     $('[data-testid="chat-setup-settings"]').click();
     expect(opened).toHaveBeenCalled();
+  });
+
+  it("the setup card offers the runtimes found on this computer", async () => {
+    mocked.chatStatus.mockResolvedValue({ ready: false, model: null, provider: null, demo: false, problem: "none" });
+    mocked.localModels.mockResolvedValue([
+      { name: "Ollama", baseUrl: "http://127.0.0.1:11434/v1", models: ["qwen3:4b", "llama3.2"] },
+    ]);
+    await app.chat.refreshStatus();
+    mounted.push(mount(ChatScreen, { target, props: { onsettings: () => undefined } }));
+    await flush();
+    const offered = $('[data-testid="chat-setup-local"]').textContent ?? "";
+    expect(offered).toContain("Ollama");
+    expect(offered).toContain("http://127.0.0.1:11434/v1");
+    expect(offered).toContain("qwen3:4b");
+  });
+
+  it("the demo model says what it is and how to connect a real one", async () => {
+    mocked.chatStatus.mockResolvedValue({
+      ready: true,
+      model: "smollm2-135m-demo",
+      provider: "openai",
+      demo: true,
+      problem: null,
+    });
+    await app.chat.refreshStatus();
+    mounted.push(mount(ChatScreen, { target, props: { onsettings: () => undefined } }));
+    await flush();
+    const note = $('[data-testid="chat-demo-note"]').textContent ?? "";
+    expect(note).toContain("tiny demo model");
+    expect(note).toContain("Settings");
   });
 });

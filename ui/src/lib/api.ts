@@ -11,6 +11,7 @@ import type { CompletionTarget } from "../bindings/CompletionTarget";
 import type { ErrorCode } from "../bindings/ErrorCode";
 import type { HostEvent } from "../bindings/HostEvent";
 import type { ImportSource } from "../bindings/ImportSource";
+import type { LocalRuntime } from "../bindings/LocalRuntime";
 import type { InputAnswer } from "../bindings/InputAnswer";
 import type { InputResolved } from "../bindings/InputResolved";
 import type { MissingInput } from "../bindings/MissingInput";
@@ -175,6 +176,8 @@ export const deleteConversation = (conversation: string): Promise<null> =>
   call("delete_conversation", { conversation });
 export const conversationMessages = (conversation: string): Promise<StoredMessage[]> =>
   call("conversation_messages", { conversation });
+/** The model runtimes answering on this computer (Ollama, LM Studio, a llama.cpp server), to offer. */
+export const localModels = (): Promise<LocalRuntime[]> => call("local_models");
 /** Every tool allowed "always". */
 export const listGrants = (): Promise<ToolGrant[]> => call("list_grants");
 /** Takes back every grant of the tool; the grants left. */

@@ -5,6 +5,7 @@
 
 import { get, writable, type Readable } from "svelte/store";
 import * as api from "../api";
+import type { ContextEstimate } from "../../bindings/ContextEstimate";
 import type { CallDecision } from "../../bindings/CallDecision";
 import type { ChatStatus } from "../../bindings/ChatStatus";
 import type { ConversationSummary } from "../../bindings/ConversationSummary";
@@ -52,7 +53,7 @@ export interface ChatState {
   messages: StoredMessage[];
   turn: RunningTurn | null;
   /** Each conversation's last turn in this run: tokens and why it ended. */
-  lastTurn: Record<string, { usage: Usage; stop: TurnStop; error: string | null }>;
+  lastTurn: Record<string, { usage: Usage; stop: TurnStop; error: string | null; context: ContextEstimate }>;
 }
 
 /** One entry of the thread as stored. */
@@ -239,7 +240,12 @@ export function createChat(notices: NoticeStore): ChatStore {
           open: st.open === null || st.open === conversation ? outcome.conversation : st.open,
           lastTurn: {
             ...st.lastTurn,
-            [outcome.conversation]: { usage: outcome.usage, stop: outcome.stopReason, error: outcome.error ?? null },
+            [outcome.conversation]: {
+              usage: outcome.usage,
+              stop: outcome.stopReason,
+              error: outcome.error ?? null,
+              context: outcome.context,
+            },
           },
         }));
       } catch (e) {
