@@ -125,6 +125,9 @@ pub struct Exit {
 pub struct ServerProcess {
     pid: Option<u32>,
     pgid: i32,
+    /// When the group's leader (the server) started, in clock ticks since boot: a process with the group's id that
+    /// started at another time is not the server, but a new process that was given the number after the group died.
+    leader_start: Option<u64>,
     /// Set once the process has exited. A task owns the `Child` and waits on it, so the exit is known at once, even
     /// while processes the server started keep its pipes open (no EOF ever comes then).
     exit: tokio::sync::watch::Receiver<Option<Exit>>,
@@ -209,11 +212,13 @@ pub fn spawn(
         tail.closed.send_replace(true);
     });
 
-    let watchdog = spawn_watchdog(pgid);
+    let leader_start = start_time(pgid);
+    let watchdog = spawn_watchdog(pgid, leader_start);
     Ok(SpawnedServer {
         process: ServerProcess {
             pid,
             pgid,
+            leader_start,
             exit,
             shut_down: false,
             watchdog,
@@ -300,14 +305,24 @@ fn spawner() -> &'static Mutex<std::sync::mpsc::Sender<SpawnJob>> {
 
 /// A tiny `sh` that waits for its stdin to close, then kills the server's process group. If it cannot start, the
 /// parent-death signal on the direct child still applies.
-fn spawn_watchdog(pgid: i32) -> Option<Child> {
+fn spawn_watchdog(pgid: i32, leader_start: Option<u64>) -> Option<Child> {
     if pgid <= 0 {
         return None;
     }
+    // Before each signal the group must still be the server's: once it is gone its number may be taken by another
+    // process's group (the ids wrap at 32768 on many systems), which must not be signalled. A process with the
+    // group's id that started at another time is such a newcomer; no process with it means the leader exited and
+    // only the group's other members (the server's children) can hold the id.
+    let start = leader_start.map_or_else(|| "unknown".to_string(), |s| s.to_string());
+    let ours = format!(
+        "ours() {{ s=$(sed 's/.*) //' /proc/{pgid}/stat 2>/dev/null | cut -d' ' -f20); \
+         [ -z \"$s\" ] || [ \"$s\" = \"{start}\" ]; }}"
+    );
     Command::new("/bin/sh")
         .arg("-c")
         .arg(format!(
-            "read _ignored; kill -TERM -- -{pgid} 2>/dev/null; sleep 2; kill -KILL -- -{pgid} 2>/dev/null"
+            "{ours}; read _ignored; ours && kill -TERM -- -{pgid} 2>/dev/null; sleep 2; \
+             ours && kill -KILL -- -{pgid} 2>/dev/null"
         ))
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
@@ -315,6 +330,17 @@ fn spawn_watchdog(pgid: i32) -> Option<Child> {
         .kill_on_drop(false)
         .spawn()
         .ok()
+}
+
+/// When process `pid` started (field 22 of `/proc/PID/stat`, read after the command name, which may hold spaces
+/// and parentheses), or `None` when there is no such process.
+fn start_time(pid: i32) -> Option<u64> {
+    if pid <= 0 {
+        return None;
+    }
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    after_name.split_whitespace().nth(19)?.parse().ok()
 }
 
 impl ServerProcess {
@@ -356,7 +382,12 @@ impl ServerProcess {
     }
 
     fn signal_group(&self, signal: i32) {
-        if self.pgid > 0 {
+        // The same care as the watchdog's: a group whose number went to a newcomer is not ours to signal.
+        let taken = match (start_time(self.pgid), self.leader_start) {
+            (Some(now), Some(then)) => now != then,
+            _ => false,
+        };
+        if self.pgid > 0 && !taken {
             // SAFETY: plain syscall on a process group we created.
             unsafe {
                 libc::kill(-self.pgid, signal);
@@ -389,6 +420,33 @@ impl Drop for ServerProcess {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The watchdog's shell reads the same start time as Rust does, so its check agrees with `signal_group`'s; and a
+    /// command name with spaces and parentheses does not shift the fields.
+    #[test]
+    fn the_start_time_is_read_alike_in_rust_and_in_the_watchdogs_shell() {
+        // The command name in `stat` is the executable's file name: one with a space and parentheses.
+        let dir = tempfile::tempdir().unwrap();
+        let odd = dir.path().join("a (b) c");
+        std::fs::copy("/bin/sleep", &odd).unwrap();
+        let mut child = std::process::Command::new(&odd).arg("30").spawn().unwrap();
+        let pid = child.id() as i32;
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+        assert!(stat.contains("(a (b) c)"), "{stat}");
+        let rust = start_time(pid).unwrap();
+        let shell = std::process::Command::new("/bin/sh")
+            .arg("-c")
+            .arg(format!("sed 's/.*) //' /proc/{pid}/stat | cut -d' ' -f20"))
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&shell.stdout).trim(),
+            rust.to_string()
+        );
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert_eq!(start_time(pid), None, "a reaped process has no start time");
+    }
 
     #[test]
     fn the_tail_is_bounded_and_a_restart_keeps_the_last_words() {
