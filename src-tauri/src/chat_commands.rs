@@ -5,6 +5,7 @@
 //! `input-request` events, answered through `answer_input`.
 
 use std::sync::Arc;
+use wharf_core::chat::attach::Attachment;
 
 use serde::Serialize;
 use tauri::State;
@@ -147,6 +148,7 @@ pub async fn send_message(
     turn_id: String,
     conversation: Option<String>,
     message: String,
+    attachments: Option<Vec<Attachment>>,
 ) -> Reply<TurnOutcome> {
     let service = shell.chat.service()?.clone();
     let host = shell.host.clone();
@@ -158,7 +160,13 @@ pub async fn send_message(
             // invocation is dropped.
             tauri::async_runtime::spawn(async move {
                 service
-                    .turn(&host, conversation.as_deref(), &message, &cancel)
+                    .turn(
+                        &host,
+                        conversation.as_deref(),
+                        &message,
+                        attachments.as_deref().unwrap_or_default(),
+                        &cancel,
+                    )
                     .await
             })
             .await

@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
-use wharf_core::chat::turn::{TurnOutcome, TurnStop};
+use wharf_core::chat::attach::{AttachError, Attachment};
+use wharf_core::chat::turn::{TurnError, TurnOutcome, TurnStop};
 use wharf_core::config::Config;
 use wharf_core::events::NoticeCode;
 use wharf_core::facade::{ChatError, ChatPaths, ChatService};
@@ -39,6 +40,7 @@ pub async fn run(
     service: &ChatService,
     conversation: Option<&str>,
     message: &str,
+    attachments: &[Attachment],
 ) -> Result<ExitCode, Failure> {
     service.settings().map_err(Failure)?;
     host.start_all().await;
@@ -50,7 +52,7 @@ pub async fn run(
         }
     });
     let outcome = service
-        .turn(host, conversation, message, &cancel)
+        .turn(host, conversation, message, attachments, &cancel)
         .await
         .map_err(|e| Failure(e.to_string()))?;
     crate::print_json(&outcome_json(&outcome));
@@ -71,6 +73,53 @@ pub async fn session_turn(
 ) -> Result<Value, ChatError> {
     let conversation = command.get("conversation").and_then(Value::as_str);
     let message = command.get("message").and_then(Value::as_str).unwrap_or("");
-    let outcome = service.turn(host, conversation, message, &cancel).await?;
+    let attachments: Vec<Attachment> = match command.get("attachments") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(list) => serde_json::from_value(list.clone()).map_err(|e| {
+            ChatError::Turn(TurnError::Attachment(AttachError::Invalid(format!(
+                "\"attachments\": each is {{\"kind\": \"resource\", \"server\", \"uri\"}} or {{\"kind\": \"prompt\", \"server\", \"name\", \"arguments\"}} ({e})"
+            ))))
+        })?,
+    };
+    let outcome = service
+        .turn(host, conversation, message, &attachments, &cancel)
+        .await?;
     Ok(json!(outcome_json(&outcome)))
+}
+
+/// `--resource SERVER URI` and `--prompt SERVER NAME` (with `--prompt-args JSON`) as attachments, in that order.
+pub fn attachments(
+    resources: &[String],
+    prompts: &[String],
+    prompt_args: Option<&str>,
+) -> Result<Vec<Attachment>, Failure> {
+    let arguments = match prompt_args {
+        None => None,
+        Some(text) => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(map)) => Some(map),
+            _ => return Err(Failure("--prompt-args must be a JSON object".into())),
+        },
+    };
+    if arguments.is_some() && prompts.is_empty() {
+        return Err(Failure("--prompt-args needs a --prompt".into()));
+    }
+    let mut out: Vec<Attachment> = prompts
+        .chunks(2)
+        .filter_map(|pair| match pair {
+            [server, name] => Some(Attachment::Prompt {
+                server: server.clone(),
+                name: name.clone(),
+                arguments: arguments.clone(),
+            }),
+            _ => None,
+        })
+        .collect();
+    out.extend(resources.chunks(2).filter_map(|pair| match pair {
+        [server, uri] => Some(Attachment::Resource {
+            server: server.clone(),
+            uri: uri.clone(),
+        }),
+        _ => None,
+    }));
+    Ok(out)
 }

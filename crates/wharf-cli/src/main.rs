@@ -96,6 +96,15 @@ pub(crate) enum Command {
         /// Continue this stored conversation (default: start a new one).
         #[arg(long, value_name = "ID")]
         conversation: Option<String>,
+        /// Attach a server's resource, read through the server (repeatable).
+        #[arg(long, num_args = 2, value_names = ["SERVER", "URI"])]
+        resource: Vec<String>,
+        /// Begin with a server's prompt (repeatable); its arguments as a JSON object in --prompt-args.
+        #[arg(long, num_args = 2, value_names = ["SERVER", "NAME"])]
+        prompt: Vec<String>,
+        /// The arguments of the --prompt, as a JSON object.
+        #[arg(long, value_name = "JSON")]
+        prompt_args: Option<String>,
         message: String,
     },
     /// A long-running host driven by JSON commands on stdin.
@@ -279,11 +288,22 @@ async fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Command::Session => session::run(builder, events).await,
         Command::Chat {
             conversation,
+            resource,
+            prompt,
+            prompt_args,
             message,
         } => {
+            let attachments = chat_cmd::attachments(&resource, &prompt, prompt_args.as_deref())?;
             let chat = chat_cmd::open(builder.config(), &events.sink())?;
             let host = builder.build(events.sink());
-            let outcome = chat_cmd::run(&host, &chat, conversation.as_deref(), &message).await;
+            let outcome = chat_cmd::run(
+                &host,
+                &chat,
+                conversation.as_deref(),
+                &message,
+                &attachments,
+            )
+            .await;
             host.shutdown().await;
             outcome
         }

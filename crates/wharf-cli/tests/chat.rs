@@ -731,3 +731,66 @@ fn models_lists_the_configured_providers_models_and_says_why_there_are_none() {
         "{listed}"
     );
 }
+
+/// A prompt and a resource attached to a message are read through their server (MRTR rounds on the way) and given
+/// to the model with the user's words; the conversation keeps the words and the chips, and later turns send the
+/// same text again. One that cannot be read stops the message before anything is stored or sent.
+#[test]
+fn attached_prompts_and_resources_reach_the_model_with_the_message() {
+    let provider = ChatProvider::start(json!([{"text": "noted"}, {"text": "again"}]));
+    let scratch = scratch_for(&provider, "openai", json!({"py": python_stdio()}));
+    let out = scratch.run(&[
+        "chat",
+        "--prompt",
+        "py",
+        "rounds_prompt",
+        "--prompt-args",
+        r#"{"n": "2"}"#,
+        "--resource",
+        "py",
+        "counter://value",
+        "and tell me",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_text(&out));
+    let id = stdout_json(&out)["conversation"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let sent = |n: usize| {
+        let messages = provider.requests()[n]["messages"]
+            .as_array()
+            .unwrap()
+            .clone();
+        messages
+            .iter()
+            .filter(|m| m["role"] == "user")
+            .map(|m| m["content"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    let expected = "prompt after 2 rounds\n\nand tell me\n\n\
+                    [attached by the user: the resource counter://value of py]\ncounter is 0";
+    assert_eq!(sent(0), [expected]);
+    let shown = stdout_json(&scratch.run(&["conversations", "show", &id]));
+    let user = &shown["messages"][0];
+    assert_eq!(user["text"], "and tell me");
+    let chips = user["data"]["attachments"].as_array().unwrap();
+    assert_eq!(chips.len(), 2);
+    assert_eq!(
+        chips[1]["attachment"],
+        json!({"kind": "resource", "server": "py", "uri": "counter://value"})
+    );
+    let out = scratch.run(&["chat", "--conversation", &id, "more"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_text(&out));
+    assert_eq!(sent(1), [expected, "more"]);
+
+    let out = scratch.run(&["chat", "--resource", "py", "nope://missing", "read it"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_text(&out).contains("nope://missing"),
+        "{}",
+        stderr_text(&out)
+    );
+    assert_eq!(provider.requests().len(), 2, "nothing was sent");
+    let listed = stdout_json(&scratch.run(&["conversations", "list"]));
+    assert_eq!(listed.as_array().unwrap().len(), 1, "nothing was stored");
+}

@@ -6,6 +6,7 @@
 //! are kept in `crate::conversations`.
 
 pub mod approve;
+pub mod attach;
 pub mod context;
 pub mod request;
 pub mod stream;

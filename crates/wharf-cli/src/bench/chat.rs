@@ -213,7 +213,7 @@ async fn measure(args: &ChatArgs, dir: &std::path::Path) -> Result<String, Bench
             }
             let started = Instant::now();
             let outcome = service
-                .turn(&host, None, "hi", &CancellationToken::new())
+                .turn(&host, None, "hi", &[], &CancellationToken::new())
                 .await
                 .map_err(|e| BenchError::Setup(format!("through Wharf: {e}")))?;
             let whole = started.elapsed();

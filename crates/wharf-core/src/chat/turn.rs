@@ -70,6 +70,8 @@ pub enum TurnError {
     ApiKey(#[from] provider::ApiKeyError),
     #[error("the message is empty")]
     EmptyMessage,
+    #[error("{0}")]
+    Attachment(#[from] super::attach::AttachError),
 }
 
 /// Why a turn ended.
@@ -164,18 +166,21 @@ pub async fn run_turn(
     cx: &TurnContext<'_>,
     conversation: Option<&str>,
     message: &str,
+    attachments: &[super::attach::Attachment],
     cancel: &CancellationToken,
 ) -> Result<TurnOutcome, TurnError> {
-    if message.trim().is_empty() {
+    if message.trim().is_empty() && attachments.is_empty() {
         return Err(TurnError::EmptyMessage);
     }
+    // Read before anything is stored: an attachment that cannot be read stops the message, as a failed send.
+    let (sent, chips) = super::attach::compose(cx.host, message, attachments).await?;
     let key = provider::api_key(&cx.settings.provider)
         .await?
         .map(crate::secrets::Secret::into_inner);
     let conversation = match conversation {
         Some(id) => cx.store.summary(id)?.id,
         None => {
-            let title = one_line(message.trim(), TITLE_CHARS);
+            let title = one_line(sent.trim(), TITLE_CHARS);
             cx.store.create(Some(&title))?.id
         }
     };
@@ -192,10 +197,15 @@ pub async fn run_turn(
         NewMessage {
             role: Role::User,
             text: message.to_string(),
-            data: Some(json!({ "tools": offered })),
+            data: Some(if chips.is_empty() {
+                json!({ "tools": offered })
+            } else {
+                // What the model was sent (the user's words with the attachments' text), and the chips to show.
+                json!({ "tools": offered, "attachments": chips, "sent": sent })
+            }),
         },
     )?;
-    messages.push(TurnMessage::User(message.to_string()));
+    messages.push(TurnMessage::User(sent));
     let turn = Turn {
         cx,
         conversation: &conversation,

@@ -40,6 +40,7 @@ impl ChatError {
                 ErrorCode::UnknownTarget
             }
             ChatError::Turn(TurnError::EmptyMessage) => ErrorCode::Invalid,
+            ChatError::Turn(TurnError::Attachment(_)) => ErrorCode::Invalid,
             ChatError::Turn(TurnError::ApiKey(_)) => ErrorCode::Keyring,
             ChatError::Store(_) | ChatError::Turn(TurnError::Conversation(_)) => ErrorCode::Write,
         }
@@ -153,6 +154,7 @@ impl ChatService {
         host: &Host,
         conversation: Option<&str>,
         message: &str,
+        attachments: &[crate::chat::attach::Attachment],
         cancel: &CancellationToken,
     ) -> Result<TurnOutcome, ChatError> {
         let settings = self.settings().map_err(ChatError::BadProvider)?;
@@ -163,7 +165,7 @@ impl ChatService {
             events: host.events(),
             settings: &settings,
         };
-        Ok(run_turn(&cx, conversation, message, cancel).await?)
+        Ok(run_turn(&cx, conversation, message, attachments, cancel).await?)
     }
 }
 

@@ -44,7 +44,16 @@ pub fn turn_messages(stored: &[StoredMessage]) -> Vec<TurnMessage> {
         .collect();
     for message in stored {
         match message.role {
-            Role::User => out.push(TurnMessage::User(message.text.clone())),
+            Role::User => {
+                // A message with attachments was sent with their text: the model is given it again.
+                let sent = message
+                    .data
+                    .as_ref()
+                    .and_then(|d| d.get("sent"))
+                    .and_then(Value::as_str)
+                    .unwrap_or(&message.text);
+                out.push(TurnMessage::User(sent.to_string()));
+            }
             Role::Assistant => {
                 let tool_calls = tool_calls(message.data.as_ref());
                 let ids: Vec<String> = tool_calls.iter().map(|c| c.id.clone()).collect();
