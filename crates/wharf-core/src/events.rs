@@ -59,6 +59,7 @@ wire_codes! {
         StdinError = "stdin_error",
         GrantNotKept = "grant_not_kept",
         ConversationNotSaved = "conversation_not_saved",
+        ToolsNotOffered = "tools_not_offered",
     }
 }
 

@@ -236,7 +236,7 @@ async fn gather_tools(
             Err(e) => {
                 cx.events.emit(HostEvent::Notice {
                     server: Some(def.name.clone()),
-                    code: NoticeCode::ProviderError,
+                    code: NoticeCode::ToolsNotOffered,
                     message: format!("its tools are not offered to the model: {e}"),
                 });
                 None
