@@ -90,16 +90,7 @@ impl<'a> Http<'a> {
             .timeout(remaining)
             .send()
             .await;
-        let response = sent.map_err(|e| self.transport_error(&e))?;
-        let status = response.status();
-        let retry_after = retry_after(response.headers());
-        let body = self.read_body(response).await?;
-        match status.as_u16() {
-            200..=299 => serde_json::from_slice(&body).map_err(|e| {
-                ProviderError::Malformed(self.scrub(&format!("the body is not JSON ({e})")))
-            }),
-            code => Err(self.refusal(code, retry_after, &body)),
-        }
+        self.json_answer(sent).await
     }
 
     /// GETs `url` and returns the JSON of a 2xx answer, bounded as a POST's answer is.
@@ -111,16 +102,7 @@ impl<'a> Http<'a> {
             .timeout(self.timeout)
             .send()
             .await;
-        let response = sent.map_err(|e| self.transport_error(&e))?;
-        let status = response.status();
-        let retry_after = retry_after(response.headers());
-        let body = self.read_body(response).await?;
-        match status.as_u16() {
-            200..=299 => serde_json::from_slice(&body).map_err(|e| {
-                ProviderError::Malformed(self.scrub(&format!("the body is not JSON ({e})")))
-            }),
-            code => Err(self.refusal(code, retry_after, &body)),
-        }
+        self.json_answer(sent).await
     }
 
     /// POSTs `body` (a request with `"stream": true`) and gives the data of each event of the answer's event
@@ -170,6 +152,23 @@ impl<'a> Http<'a> {
                     ))
                 }
             }
+        }
+    }
+
+    /// The JSON of a 2xx answer, bounded; anything else becomes the matching error.
+    async fn json_answer(
+        &self,
+        sent: Result<reqwest::Response, reqwest::Error>,
+    ) -> Result<Value, ProviderError> {
+        let response = sent.map_err(|e| self.transport_error(&e))?;
+        let status = response.status();
+        let retry_after = retry_after(response.headers());
+        let body = self.read_body(response).await?;
+        match status.as_u16() {
+            200..=299 => serde_json::from_slice(&body).map_err(|e| {
+                ProviderError::Malformed(self.scrub(&format!("the body is not JSON ({e})")))
+            }),
+            code => Err(self.refusal(code, retry_after, &body)),
         }
     }
 
