@@ -5,28 +5,27 @@
 //! (the cancellation token) ends the stream, the question waiting and every call in flight, keeping what was shown.
 
 use std::collections::HashSet;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures::future::join_all;
 use serde::Serialize;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::approve::{Approval, CallDecision, CallToApprove};
+use super::approve::CallDecision;
 use super::request::{RequestOptions, TurnMessage};
-use super::stream::{Delta, StopReason, ToolCall, Usage};
+use super::stream::{Delta, StopReason, Usage};
 use super::tools::ModelTools;
-use super::vet::vet;
-use crate::approval::pin::{Pinned, ServerDefinition};
 use crate::approval::{Approvals, GrantKind};
 use crate::config::ServerDef;
-use crate::connection::{CallOptions, Connection};
+use crate::connection::Connection;
 use crate::conversations::{ConversationError, ConversationStore, NewMessage, Role};
 use crate::display_text::one_line;
 use crate::events::{EventSink, HostEvent, NoticeCode};
 use crate::host::Host;
 use crate::sampling::provider::{self, ProviderConfig, ProviderKind};
 
+mod calls;
 pub mod history;
 pub mod result;
 
@@ -145,19 +144,6 @@ pub struct TurnOutcome {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub error: Option<String>,
-}
-
-/// A call the model made, on its way: refused before anyone saw it, or approved (or denied) on its card.
-struct Pending<'a> {
-    call: &'a ToolCall,
-    server: Option<String>,
-    tool: String,
-    arguments: Value,
-    decision: CallDecision,
-    grant: Option<GrantKind>,
-    /// Why it is not sent (for the model), when it is not.
-    refusal: Option<String>,
-    connection: Option<std::sync::Arc<Connection>>,
 }
 
 /// Runs one turn: `message` added to `conversation` (a new one when `None`), the model's replies and tool calls
@@ -425,131 +411,6 @@ impl Turn<'_> {
             Some(Err(e)) => Streamed::Failed(e.user_message()),
         }
     }
-
-    /// The calls of one reply: vetted and approved one at a time in the model's order (one queue of cards, never a
-    /// storm of them), then sent together; each outcome is stored as it comes.
-    async fn calls(&self, calls: &[ToolCall], tools: &ModelTools) -> Vec<(ToolCallRecord, String)> {
-        let approval = Approval {
-            approvals: self.cx.approvals,
-            broker: self.cx.host.broker(),
-            events: self.cx.events,
-            conversation: self.conversation,
-        };
-        let mut pending: Vec<Pending<'_>> = Vec::with_capacity(calls.len());
-        for call in calls {
-            if self.cancel.is_cancelled() {
-                pending.push(refused(
-                    call,
-                    None,
-                    "the user stopped the turn before this call was sent",
-                ));
-                continue;
-            }
-            let vetted = match vet(tools, call) {
-                Ok(vetted) => vetted,
-                Err(e) => {
-                    pending.push(refused(call, tools.get(&call.name), &e.to_string()));
-                    continue;
-                }
-            };
-            let server = &vetted.tool.server;
-            let Some((def, connection)) = self.servers.iter().find(|(d, _)| &d.name == server)
-            else {
-                pending.push(refused(
-                    call,
-                    Some(vetted.tool),
-                    "its server is no longer running",
-                ));
-                continue;
-            };
-            let Some(definition) = ServerDefinition::of(def) else {
-                pending.push(refused(
-                    call,
-                    Some(vetted.tool),
-                    "its server's definition cannot be used",
-                ));
-                continue;
-            };
-            let key = (server.clone(), vetted.tool.tool.name.clone());
-            let ask = approval.decide(CallToApprove {
-                call_id: &call.id,
-                tool: vetted.tool,
-                pinned: Pinned::new(definition, &vetted.tool.tool),
-                stance: def.stance,
-                arguments: vetted.arguments.clone(),
-                new_tool: !self.known.contains(&key),
-            });
-            let approved = tokio::select! {
-                approved = ask => approved,
-                _ = self.cancel.cancelled() => {
-                    pending.push(refused(call, Some(vetted.tool), "the user stopped the turn before this call was sent"));
-                    continue;
-                }
-            };
-            pending.push(Pending {
-                call,
-                server: Some(server.clone()),
-                tool: vetted.tool.tool.name.clone(),
-                arguments: Value::Object(approved.arguments),
-                decision: approved.decision,
-                grant: approved.grant,
-                refusal: approved.refusal,
-                connection: Some(connection.clone()),
-            });
-        }
-        join_all(pending.into_iter().map(|p| self.send(p))).await
-    }
-
-    /// Sends one approved call (or records why it was not sent), and stores its outcome: the record, and the text
-    /// the model is given.
-    async fn send(&self, pending: Pending<'_>) -> (ToolCallRecord, String) {
-        let started = Instant::now();
-        let (text, result) = match (&pending.refusal, &pending.connection) {
-            (Some(reason), _) => (reason.clone(), CallResult::said(reason)),
-            (None, None) => {
-                let reason = "its server is no longer running";
-                (reason.to_string(), CallResult::said(reason))
-            }
-            (None, Some(connection)) => {
-                let options = CallOptions {
-                    cancel: self.cancel.child_token(),
-                    label: Some(
-                        json!({"conversation": self.conversation, "call": pending.call.id}),
-                    ),
-                    on_behalf_of_user: true,
-                    ..CallOptions::default()
-                };
-                let arguments = pending.arguments.as_object().cloned();
-                match connection
-                    .call_tool(&pending.tool, arguments, &options)
-                    .await
-                {
-                    Ok(value) => result::from_server(&value),
-                    Err(_) if self.cancel.is_cancelled() => {
-                        let reason =
-                            "the user stopped the turn: the call was cancelled on its server";
-                        (reason.to_string(), CallResult::said(reason))
-                    }
-                    Err(e) => {
-                        let reason = format!("the call failed: {e}");
-                        (reason.clone(), CallResult::said(&reason))
-                    }
-                }
-            }
-        };
-        let record = ToolCallRecord {
-            id: pending.call.id.clone(),
-            server: pending.server,
-            tool: pending.tool,
-            arguments: pending.arguments,
-            decision: pending.decision,
-            grant: pending.grant,
-            result,
-            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-        };
-        self.store(Role::Tool, &text, serde_json::to_value(&record).ok());
-        (record, text)
-    }
 }
 
 enum Streamed {
@@ -585,25 +446,6 @@ fn assistant(content: String, tool_calls: Vec<ToolCallRecord>) -> TurnEntry {
         role: EntryRole::Assistant,
         content,
         tool_calls,
-    }
-}
-
-/// A call that is not sent: the model is told why, and so is the user.
-fn refused<'a>(
-    call: &'a ToolCall,
-    tool: Option<&super::tools::ModelTool>,
-    reason: &str,
-) -> Pending<'a> {
-    Pending {
-        call,
-        server: tool.map(|t| t.server.clone()),
-        tool: tool.map_or_else(|| one_line(&call.name, 200), |t| t.tool.name.clone()),
-        arguments: serde_json::from_str::<Value>(&call.arguments)
-            .unwrap_or_else(|_| Value::String(one_line(&call.arguments, 2000))),
-        decision: CallDecision::Refused,
-        grant: None,
-        refusal: Some(reason.to_string()),
-        connection: None,
     }
 }
 
