@@ -11,11 +11,15 @@ mod peers;
 #[path = "support/chat_provider.rs"]
 mod chat_provider;
 
+#[path = "support/chat_turns.rs"]
+mod chat_turns;
+
 use std::collections::HashSet;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use chat_provider::ChatProvider;
+use chat_turns::allowed_python;
 use peers::*;
 use serde_json::json;
 use wharf_core::conversations::{ConversationStore, Role};
@@ -36,9 +40,8 @@ fn a_turn_killed_anywhere_leaves_a_conversation_that_opens_and_goes_on() {
     let provider = ChatProvider::start(json!([
         {"tool_calls": [{"id": "c{n}", "name": "py__echo", "arguments": {"message": "again"}}]}
     ]));
-    let mut py = python_stdio();
-    py["toolApproval"] = json!("allow");
-    let mut config = json!({"servers": {"py": py}, "chat": provider.chat_config("openai")});
+    let mut config =
+        json!({"servers": {"py": allowed_python()}, "chat": provider.chat_config("openai")});
     config["chat"]["maxSteps"] = json!(2);
     let scratch = Scratch::new(config);
     let db = scratch.dir.path().join("data/wharf/conversations.db");
