@@ -16,7 +16,8 @@
 //! review and settings (a fake OpenAI-compatible provider the test starts on loopback stands in for the LLM), and its
 //! resources, prompts, completion and subscription updates the Resources and Prompts views; the scripted provider
 //! fixture (`tests/fixtures/chat_provider.py`) with the demo server covers chat: approval in the thread, an edited
-//! argument, a link through consent, Stop mid-stream and the conversation after a restart.
+//! argument, a link through consent, Stop mid-stream, the conversation after a restart, and a resource and a `/`
+//! prompt attached to a message.
 //!
 //! One test binary, `app` (run.sh and the Makefile run `--test app`): the groups of tests are its modules under
 //! app/, and the timeouts and helpers they share are here.

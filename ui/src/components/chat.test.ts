@@ -24,6 +24,10 @@ vi.mock("../lib/api", async (importOriginal) => {
     answerInput: vi.fn(async () => null),
     openLink: vi.fn(async () => null),
     localModels: vi.fn(async () => []),
+    listServers: vi.fn(async () => []),
+    listResources: vi.fn(),
+    listPrompts: vi.fn(),
+    complete: vi.fn(),
   };
 });
 
@@ -206,7 +210,7 @@ describe("the thread", () => {
     expect(mocked.sendMessage).not.toHaveBeenCalled();
     input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
     await flush();
-    expect(mocked.sendMessage).toHaveBeenCalledWith(expect.any(String), null, "line one");
+    expect(mocked.sendMessage).toHaveBeenCalledWith(expect.any(String), null, "line one", []);
     expect($('[data-testid="chat-stop"]')).toBeTruthy();
     input.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
     await flush();
@@ -259,5 +263,185 @@ describe("the thread", () => {
     const note = $('[data-testid="chat-demo-note"]').textContent ?? "";
     expect(note).toContain("tiny demo model");
     expect(note).toContain("Settings");
+  });
+});
+
+describe("attachments", () => {
+  const readme = { kind: "resource" as const, server: "demo", uri: "demo://readme" };
+
+  async function withDemo(): Promise<void> {
+    mocked.listServers.mockResolvedValue([{ name: "demo", type: "stdio", status: "ready", stderr: "" }]);
+    mocked.listResources.mockResolvedValue({
+      resources: [{ uri: "demo://readme", name: "readme" }],
+      templates: [],
+      canSubscribe: false,
+      subscribed: [],
+      canComplete: false,
+      skipped: 0,
+    });
+    mocked.listPrompts.mockResolvedValue({
+      canComplete: true,
+      skipped: 0,
+      prompts: [
+        { name: "greet", description: "A greeting", arguments: [{ name: "name", required: true }] },
+        { name: "review", arguments: [] },
+      ],
+    });
+    mocked.complete.mockResolvedValue({ values: ["Ada", "Alan"], hasMore: false });
+    await app.servers.refresh();
+    await showChat();
+    app.chat.newConversation();
+    flushSync();
+  }
+
+  const type = (text: string): HTMLTextAreaElement => {
+    const input = $<HTMLTextAreaElement>('[data-testid="chat-input"]');
+    input.value = text;
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    flushSync();
+    return input;
+  };
+  const key = (element: Element, name: string): void => {
+    element.dispatchEvent(new KeyboardEvent("keydown", { key: name, bubbles: true }));
+    flushSync();
+  };
+  const chips = (): string[] =>
+    [...target.querySelectorAll('[data-testid="chat-attachments"] [data-testid="chat-chip-label"]')].map(
+      (e) => e.textContent ?? "",
+    );
+
+  it("a resource chosen from Attach and a prompt chosen with / and filled in its form go with the message", async () => {
+    await withDemo();
+    $('[data-testid="chat-attach"]').click();
+    await flush();
+    $('[data-testid="chat-attach-resource"][data-uri="demo://readme"]').click();
+    flushSync();
+    expect(chips()).toEqual(["demo://readme"]);
+    expect(target.querySelector('[data-testid="chat-attach-list"]')).toBeNull();
+
+    // "/" offers every prompt; typing filters; the arrows move and Enter chooses (it does not send).
+    const input = type("/");
+    await flush();
+    const offered = (): string[] =>
+      [...target.querySelectorAll('[data-testid="chat-slash-item"]')].map((e) => e.getAttribute("data-prompt") ?? "");
+    expect(offered()).toEqual(["greet", "review"]);
+    type("/r");
+    expect(offered()).toEqual(["greet", "review"]);
+    type("/re");
+    expect(offered()).toEqual(["greet", "review"]);
+    type("/gree");
+    expect(offered()).toEqual(["greet"]);
+    type("/");
+    key(input, "ArrowDown");
+    expect($('[data-testid="chat-slash-item"][aria-selected="true"]').getAttribute("data-prompt")).toBe("review");
+    key(input, "ArrowUp");
+    key(input, "Enter");
+    expect(mocked.sendMessage).not.toHaveBeenCalled();
+
+    // The Prompts view's own form, with the server's completion; filled, it becomes a chip.
+    expect($('[data-testid="chat-prompt-form"]').getAttribute("data-prompt")).toBe("greet");
+    $('[data-testid="chat-prompt-form"] [data-testid="prompt-get"]').click();
+    flushSync();
+    expect(chips()).toEqual(["demo://readme"]);
+    const arg = $<HTMLInputElement>('[data-testid="chat-prompt-form"] [data-testid="prompt-arg"][data-arg="name"]');
+    arg.value = "Ada";
+    arg.dispatchEvent(new Event("input", { bubbles: true }));
+    flushSync();
+    $('[data-testid="chat-prompt-form"] [data-testid="prompt-get"]').click();
+    flushSync();
+    expect(target.querySelector('[data-testid="chat-prompt-form"]')).toBeNull();
+    expect(chips()).toEqual(["demo://readme", "/greet name=Ada"]);
+    expect(input.value).toBe("");
+
+    // A chip can be taken off again before sending.
+    type("/rev");
+    key(input, "Enter");
+    expect(chips()).toEqual(["demo://readme", "/greet name=Ada", "/review"]);
+    $<HTMLButtonElement>('[aria-label="Remove /review"]').click();
+    flushSync();
+
+    let finish: (v: never) => void = () => undefined;
+    mocked.sendMessage.mockReturnValue(new Promise((r) => (finish = r)));
+    type("Summarize");
+    key(input, "Enter");
+    await flush();
+    expect(mocked.sendMessage).toHaveBeenCalledWith(expect.any(String), null, "Summarize", [
+      readme,
+      { kind: "prompt", server: "demo", name: "greet", arguments: { name: "Ada" } },
+    ]);
+    expect(chips()).toEqual([]);
+    // The message shows at once with its chips.
+    const shown = [...target.querySelectorAll('[data-testid="chat-message-chips"] [data-testid="chat-chip-label"]')];
+    expect(shown.map((e) => e.textContent)).toEqual(["demo://readme", "/greet name=Ada"]);
+    finish(undefined as never);
+    await flush();
+  });
+
+  it("Escape closes the prompt list, and the words are then sent as typed", async () => {
+    await withDemo();
+    const input = type("/nothing");
+    await flush();
+    expect($('[data-testid="chat-slash-none"]').textContent).toContain("/nothing");
+    key(input, "Escape");
+    expect(target.querySelector('[data-testid="chat-slash"]')).toBeNull();
+    let finish: (v: never) => void = () => undefined;
+    mocked.sendMessage.mockReturnValue(new Promise((r) => (finish = r)));
+    key(input, "Enter");
+    await flush();
+    expect(mocked.sendMessage).toHaveBeenCalledWith(expect.any(String), null, "/nothing", []);
+    finish(undefined as never);
+    await flush();
+  });
+
+  it("a message the Rust side refused gives the words and the chips back", async () => {
+    await withDemo();
+    $('[data-testid="chat-attach"]').click();
+    await flush();
+    $('[data-testid="chat-attach-resource"]').click();
+    flushSync();
+    mocked.sendMessage.mockRejectedValueOnce({
+      code: "invalid",
+      message: "demo: reading demo://readme: gone",
+      fields: [],
+    });
+    // Only an attachment: a message without words may be sent.
+    $('[data-testid="chat-send"]').click();
+    await flush();
+    expect(mocked.sendMessage).toHaveBeenCalledWith(expect.any(String), null, "", [readme]);
+    expect(chips()).toEqual(["demo://readme"]);
+    expect(get(app.notices).map((n) => n.text)).toContain(
+      "The message was not sent: demo: reading demo://readme: gone",
+    );
+  });
+
+  it("a stored message shows what was attached to it, and whether it was cut", async () => {
+    mocked.conversationMessages.mockResolvedValueOnce([
+      {
+        id: 1,
+        seq: 1,
+        role: "user",
+        text: "Summarize",
+        data: {
+          tools: [],
+          sent: "...",
+          attachments: [
+            { attachment: readme, chars: 262144, truncated: true },
+            {
+              attachment: { kind: "prompt", server: "demo", name: "greet", arguments: { name: "Ada" } },
+              chars: 9,
+              truncated: false,
+            },
+          ],
+        },
+        createdAt: 1,
+      },
+    ]);
+    await showChat();
+    await app.chat.openConversation("c1");
+    await flush();
+    const labels = [...target.querySelectorAll('[data-testid="chat-message-chips"] [data-testid="chat-chip-label"]')];
+    expect(labels.map((e) => e.textContent)).toEqual(["demo://readme", "/greet name=Ada"]);
+    expect(target.querySelectorAll('[data-testid="chat-message-chips"] [data-testid="chat-chip-cut"]')).toHaveLength(1);
+    expect(target.querySelector('[data-testid="chat-message-chips"] [data-testid="chat-chip-remove"]')).toBeNull();
   });
 });

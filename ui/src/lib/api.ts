@@ -3,6 +3,7 @@
 
 import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
+import type { Attachment } from "../bindings/Attachment";
 import type { ChatStatus } from "../bindings/ChatStatus";
 import type { CommandError } from "../bindings/CommandError";
 import type { ConversationSummary } from "../bindings/ConversationSummary";
@@ -164,9 +165,14 @@ export const signInStatus = (): Promise<ServerSignIn[]> => call("sign_in_status"
 export const signOut = (name: string): Promise<boolean> => call("sign_out", { name });
 /** The model chat uses, or why there is none. */
 export const chatStatus = (): Promise<ChatStatus> => call("chat_status");
-/** One turn in `conversation` (null: a new one); resolves when it ends. `cancelTurn(turnId)` stops it. */
-export const sendMessage = (turnId: string, conversation: string | null, message: string): Promise<TurnOutcome> =>
-  call("send_message", { turnId, conversation, message });
+/** One turn in `conversation` (null: a new one); resolves when it ends. `cancelTurn(turnId)` stops it. The
+ * attachments are read through their servers when the message is sent; one that cannot be read stops the message. */
+export const sendMessage = (
+  turnId: string,
+  conversation: string | null,
+  message: string,
+  attachments: Attachment[],
+): Promise<TurnOutcome> => call("send_message", { turnId, conversation, message, attachments });
 export const cancelTurn = (turnId: string): Promise<null> => call("cancel_turn", { turnId });
 export const listConversations = (): Promise<ConversationSummary[]> => call("list_conversations");
 export const searchConversations = (query: string): Promise<SearchHit[]> => call("search_conversations", { query });

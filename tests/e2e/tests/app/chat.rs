@@ -3,7 +3,9 @@
 //! approved on its card in the thread with an edited argument (an edit that breaks the schema is refused beside the
 //! arguments first), the result comes back in the thread and to the model; a link in the reply opens only through
 //! the consent card and the system browser; a reply that hangs is stopped mid-stream; and after a restart the
-//! conversation is found again with everything it had.
+//! conversation is found again with everything it had. The demo server's resource chosen from Attach and its prompt
+//! chosen with `/` (filled in the Prompts view's form) go with a message: the model is given their text, and the
+//! thread shows them as chips.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -293,6 +295,109 @@ async fn a_conversation_with_an_approved_edited_call_a_consented_link_a_stop_and
             .await?;
         wait_message(app, "assistant", "Streaming and then").await?;
         app.screenshot("chat-restarted").await?;
+        Ok(())
+    })
+    .await
+}
+
+const ENTER: &str = "\u{E007}";
+
+/// A chip's label in the composer, or on the sent user message in the thread.
+fn chip(place: &str, label: &str) -> String {
+    format!(
+        r#"//*[@data-testid="{place}"]//*[@data-testid="chat-chip-label"][normalize-space()="{label}"]"#
+    )
+}
+
+#[tokio::test]
+async fn a_resource_from_attach_and_a_prompt_from_a_slash_command_go_with_the_message() -> Result<()>
+{
+    let home = Home::new()?;
+    let provider = Provider::start(home.path(), &json!({"replies": [{"text": "Noted."}]})).await?;
+    let config = json!({
+        "servers": {"demo": demo_server().expect("the demo server (cargo build --workspace --bins)")},
+        "chat": {"provider": {"kind": "openai", "baseUrl": provider.base_url, "model": MODEL}}
+    });
+    with_launch(Launch::config(config).home(&home), async |app| {
+        app.wait_for(Locator::Css(&testid("chat-screen")), UI)
+            .await?;
+        app.click(Locator::Css(&testid("screen-servers")), UI)
+            .await?;
+        wait_ready(app, "demo").await?;
+        app.click(Locator::Css(&testid("screen-chat")), UI).await?;
+
+        // Attach lists the running servers' resources; the one chosen is a chip above the text.
+        app.click(Locator::Css(&testid("chat-attach")), UI).await?;
+        app.click(
+            Locator::Css(r#"[data-testid="chat-attach-resource"][data-server="demo"][data-uri="demo://readme"]"#),
+            UI,
+        )
+        .await?;
+        app.wait_for(Locator::XPath(&chip("chat-attachments", "demo://readme")), UI)
+            .await?;
+
+        // "/gre" offers the demo's greet prompt; Enter opens its form; filled, it is a chip.
+        app.fill(Locator::Css(&testid("chat-input")), "/gre", UI)
+            .await?;
+        app.wait_for(
+            Locator::Css(r#"[data-testid="chat-slash-item"][data-prompt="greet"][aria-selected="true"]"#),
+            UI,
+        )
+        .await?;
+        app.wait_for(Locator::Css(&testid("chat-input")), UI)
+            .await?
+            .send_keys(ENTER)
+            .await?;
+        let form = r#"[data-testid="chat-prompt-form"][data-prompt="greet"]"#;
+        app.fill(
+            Locator::Css(&format!(r#"{form} [data-testid="prompt-arg"][data-arg="name"]"#)),
+            "Ada",
+            UI,
+        )
+        .await?;
+        app.click(
+            Locator::Css(&format!(r#"{form} [data-testid="prompt-get"]"#)),
+            UI,
+        )
+        .await?;
+        app.wait_for(Locator::XPath(&chip("chat-attachments", "/greet name=Ada")), UI)
+            .await?;
+        check(
+            app.count(Locator::Css(&testid("chat-prompt-form"))).await? == 0,
+            "the prompt's form stayed open",
+        )?;
+        app.screenshot("chat-attachments").await?;
+
+        // Sent: the model is given the prompt's text, the words, then the resource; the thread shows the chips.
+        app.fill(Locator::Css(&testid("chat-input")), "What do these say?", UI)
+            .await?;
+        app.click(Locator::Css(&testid("chat-send")), UI).await?;
+        wait_message(app, "assistant", "Noted.").await?;
+        app.wait_for(Locator::XPath(&chip("chat-message-chips", "demo://readme")), UI)
+            .await?;
+        app.wait_for(Locator::XPath(&chip("chat-message-chips", "/greet name=Ada")), UI)
+            .await?;
+        check(
+            app.count(Locator::Css(&testid("chat-attachments"))).await? == 0,
+            "the composer kept the sent chips",
+        )?;
+        let recorded = provider.recorded();
+        let body = recorded
+            .iter()
+            .find(|r| r["n"] == 0)
+            .map(|r| r["body"].to_string())
+            .unwrap_or_default();
+        for needle in [
+            "Please greet Ada warmly",
+            "What do these say?",
+            "the resource demo://readme of demo",
+            "# Wharf demo server",
+        ] {
+            check(
+                body.contains(needle),
+                format!("the model was not given {needle:?}: {body}"),
+            )?;
+        }
         Ok(())
     })
     .await

@@ -76,7 +76,7 @@ describe("a turn", () => {
     const sent = deferred<TurnOutcome>();
     mocked.sendMessage.mockReturnValue(sent.promise);
     const done = chat.send("hello");
-    expect(mocked.sendMessage).toHaveBeenCalledWith(expect.stringMatching(/^turn-/), null, "hello");
+    expect(mocked.sendMessage).toHaveBeenCalledWith(expect.stringMatching(/^turn-/), null, "hello", []);
     expect(get(chat).turn?.message).toBe("hello");
 
     chat.handleEvent(delta("c1", "Hi "));
@@ -143,7 +143,7 @@ describe("a turn", () => {
     const notices = createNotices();
     const chat = createChat(notices);
     mocked.sendMessage.mockRejectedValue({ code: "config", message: "no model is configured", fields: [] });
-    await chat.send("hi");
+    expect(await chat.send("hi")).toBe(false);
     expect(get(chat).turn).toBeNull();
     expect(get(notices).map((n) => n.text)).toEqual(["The message was not sent: no model is configured"]);
   });

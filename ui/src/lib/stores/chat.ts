@@ -8,6 +8,8 @@ import * as api from "../api";
 import type { ContextEstimate } from "../../bindings/ContextEstimate";
 import type { CallDecision } from "../../bindings/CallDecision";
 import type { ChatStatus } from "../../bindings/ChatStatus";
+import type { Attachment } from "../../bindings/Attachment";
+import type { AttachedChip } from "../../bindings/AttachedChip";
 import type { ConversationSummary } from "../../bindings/ConversationSummary";
 import type { HostEvent } from "../../bindings/HostEvent";
 import type { PendingInput } from "../../bindings/PendingInput";
@@ -18,6 +20,7 @@ import type { TurnStop } from "../../bindings/TurnStop";
 import type { Usage } from "../../bindings/Usage";
 import type { JsonValue } from "../../bindings/serde_json/JsonValue";
 import type { NoticeStore } from "./notices";
+import { messageChips } from "../composer";
 
 /** A call the model made in the step running now: decided, its result not stored yet. */
 export interface LiveCall {
@@ -34,6 +37,8 @@ export interface RunningTurn {
   conversation: string | null;
   /** The user's message, shown at once (it is stored when the turn starts). */
   message: string;
+  /** What was attached to it, shown as chips until the stored message shows instead. */
+  attachments: Attachment[];
   /** The reply streaming now. */
   text: string;
   calls: LiveCall[];
@@ -58,7 +63,7 @@ export interface ChatState {
 
 /** One entry of the thread as stored. */
 export type ThreadItem =
-  | { kind: "user"; id: number; text: string }
+  | { kind: "user"; id: number; text: string; chips: AttachedChip[] }
   | { kind: "assistant"; id: number; text: string }
   | { kind: "tool"; id: number; record: ToolCallRecord }
   | { kind: "notice"; id: number; text: string };
@@ -69,7 +74,7 @@ export function threadItems(messages: StoredMessage[]): ThreadItem[] {
   for (const m of messages) {
     switch (m.role) {
       case "user":
-        items.push({ kind: "user", id: m.id, text: m.text });
+        items.push({ kind: "user", id: m.id, text: m.text, chips: messageChips(m) });
         break;
       case "assistant":
         if (m.text.trim() !== "") items.push({ kind: "assistant", id: m.id, text: m.text });
@@ -123,8 +128,9 @@ export interface ChatStore extends Readable<ChatState> {
   search(query: string): Promise<void>;
   openConversation(id: string): Promise<void>;
   newConversation(): void;
-  /** Sends a message in the open conversation; false when a turn runs already or the message is empty. */
-  send(message: string): Promise<boolean>;
+  /** Sends a message (with what is attached to it) in the open conversation; false when it was not sent: a turn
+   * runs already, there is nothing to send, or the Rust side refused it (an attachment it could not read). */
+  send(message: string, attachments?: Attachment[]): Promise<boolean>;
   stop(): Promise<void>;
   rename(id: string, title: string): Promise<void>;
   remove(id: string): Promise<void>;
@@ -223,17 +229,27 @@ export function createChat(notices: NoticeStore): ChatStore {
       reads++;
       update((s) => ({ ...s, open: null, messages: [] }));
     },
-    async send(message) {
+    async send(message, attachments = []) {
       const s = get(state);
-      if (s.turn !== null || message.trim() === "") return false;
+      if (s.turn !== null || (message.trim() === "" && attachments.length === 0)) return false;
       const id = `turn-${++turns}-${Date.now()}`;
       const conversation = s.open;
+      let sent = true;
       update((st) => ({
         ...st,
-        turn: { id, conversation, message, text: "", calls: [], stopping: false, baseline: st.messages.length },
+        turn: {
+          id,
+          conversation,
+          message,
+          attachments,
+          text: "",
+          calls: [],
+          stopping: false,
+          baseline: st.messages.length,
+        },
       }));
       try {
-        const outcome = await api.sendMessage(id, conversation, message);
+        const outcome = await api.sendMessage(id, conversation, message, attachments);
         update((st) => ({
           ...st,
           turn: null,
@@ -251,10 +267,11 @@ export function createChat(notices: NoticeStore): ChatStore {
       } catch (e) {
         update((st) => ({ ...st, turn: null }));
         fail("The message was not sent", e);
+        sent = false;
       }
       const open = get(state).open;
       await Promise.all([open === null ? Promise.resolve() : loadMessages(open), refreshList()]);
-      return true;
+      return sent;
     },
     async stop() {
       const turn = get(state).turn;

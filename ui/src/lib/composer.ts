@@ -1,0 +1,117 @@
+// What the chat composer offers and keeps besides the words: the attachments chosen (a server's resource, or a
+// server's prompt filled with its arguments) as chips, the resources of the running servers to attach, and the
+// prompts offered as `/` commands while the message starts with a slash. Reading and expanding them is the Rust
+// side's work when the message is sent; this only chooses.
+
+import type { AttachedChip } from "../bindings/AttachedChip";
+import type { Attachment } from "../bindings/Attachment";
+import type { PromptCatalog } from "../bindings/PromptCatalog";
+import type { PromptInfo } from "../bindings/PromptInfo";
+import type { ResourceCatalog } from "../bindings/ResourceCatalog";
+import type { ResourceInfo } from "../bindings/ResourceInfo";
+import type { StoredMessage } from "../bindings/StoredMessage";
+import type { CatalogState } from "./stores/catalog";
+import { filterItems } from "./stores/catalog";
+
+/** A prompt a `/` command may name. */
+export interface PromptChoice {
+  server: string;
+  prompt: PromptInfo;
+  /** The server offers completions for the prompt's arguments. */
+  canComplete: boolean;
+}
+
+export interface ResourceChoice {
+  server: string;
+  resource: ResourceInfo;
+}
+
+/** What follows the slash while the whole message is one `/word`; null when the composer is not a `/` command. */
+export function slashQuery(draft: string): string | null {
+  const match = /^\/(\S*)$/.exec(draft);
+  return match === null ? null : (match[1] ?? "");
+}
+
+/** The prompts of the given servers whose name, title or description holds what was typed, server by server. */
+export function promptChoices(
+  servers: readonly string[],
+  catalogs: CatalogState<PromptCatalog>,
+  query: string,
+): PromptChoice[] {
+  return servers.flatMap((server) => {
+    const catalog = catalogs[server]?.data ?? null;
+    if (catalog === null) return [];
+    return filterItems(catalog.prompts, query).map((prompt) => ({
+      server,
+      prompt,
+      canComplete: catalog.canComplete,
+    }));
+  });
+}
+
+/** The listed resources of the given servers that match the query (name, title, description or URI). */
+export function resourceChoices(
+  servers: readonly string[],
+  catalogs: CatalogState<ResourceCatalog>,
+  query: string,
+): ResourceChoice[] {
+  return servers.flatMap((server) => {
+    const catalog = catalogs[server]?.data ?? null;
+    if (catalog === null) return [];
+    return filterItems(catalog.resources, query, (r) => `${r.uri} ${server}`).map((resource) => ({ server, resource }));
+  });
+}
+
+/** One key per attachment: the same resource twice, or the same prompt with the same arguments, is one chip. */
+export function attachmentKey(attachment: Attachment): string {
+  return attachment.kind === "resource"
+    ? JSON.stringify(["resource", attachment.server, attachment.uri])
+    : JSON.stringify(["prompt", attachment.server, attachment.name, sortedEntries(attachment.arguments ?? {})]);
+}
+
+function sortedEntries(record: Record<string, string>): [string, string][] {
+  return Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** The list with `attachment` added at the end, unless it is there already. */
+export function withAttachment(list: readonly Attachment[], attachment: Attachment): Attachment[] {
+  const key = attachmentKey(attachment);
+  return list.some((a) => attachmentKey(a) === key) ? [...list] : [...list, attachment];
+}
+
+/** How a chip reads: `/name` with its arguments for a prompt, the URI for a resource; the server beside it. */
+export function chipLabel(attachment: Attachment): string {
+  if (attachment.kind === "resource") return attachment.uri;
+  const args = sortedEntries(attachment.arguments ?? {})
+    .map(([k, v]) => `${k}=${v}`)
+    .join(" ");
+  return args === "" ? `/${attachment.name}` : `/${attachment.name} ${args}`;
+}
+
+/** The highlighted row after an arrow key: wraps around; -1 when there is nothing to highlight. */
+export function moveHighlight(index: number, length: number, delta: number): number {
+  if (length <= 0) return -1;
+  if (index < 0) return delta > 0 ? 0 : length - 1;
+  return (((index + delta) % length) + length) % length;
+}
+
+/** The chips a stored user message carries (what was attached to it when it was sent). */
+export function messageChips(message: StoredMessage): AttachedChip[] {
+  const data = message.data;
+  if (typeof data !== "object" || data === null || Array.isArray(data)) return [];
+  const list = (data as Record<string, unknown>)["attachments"];
+  if (!Array.isArray(list)) return [];
+  return list.filter(isChip);
+}
+
+function isChip(value: unknown): value is AttachedChip {
+  if (typeof value !== "object" || value === null) return false;
+  const v = value as Record<string, unknown>;
+  const a = v["attachment"];
+  if (typeof a !== "object" || a === null) return false;
+  const att = a as Record<string, unknown>;
+  const shaped =
+    (att["kind"] === "resource" && typeof att["uri"] === "string") ||
+    (att["kind"] === "prompt" && typeof att["name"] === "string");
+  return shaped && typeof att["server"] === "string" && typeof v["truncated"] === "boolean";
+}
