@@ -409,3 +409,79 @@ fn attached_prompts_and_resources_reach_the_model_with_the_message() {
     let listed = stdout_json(&scratch.run(&["conversations", "list"]));
     assert_eq!(listed.as_array().unwrap().len(), 1, "nothing was stored");
 }
+
+/// server-everything's `get-tiny-image` returns a PNG: a model that takes images is given it (inside the result
+/// for Anthropic, in a user message after the results for OpenAI), and one that does not is told it was shown to
+/// the user. Anthropic's models take images unless `chat.images` says not; an OpenAI-compatible one only when it
+/// says so.
+#[test]
+fn a_tools_image_reaches_a_model_that_takes_images_and_is_named_to_one_that_does_not() {
+    for (kind, images) in [
+        ("anthropic", None),
+        ("openai", None),
+        ("openai", Some(true)),
+    ] {
+        let provider = ChatProvider::start(json!([
+            {"tool_calls": [{"id": "i1", "name": "everything__get-tiny-image", "arguments": {}}]},
+            {"text": "A tiny picture."}
+        ]));
+        let mut everything = everything_stdio();
+        everything["toolApproval"] = json!("allow");
+        let mut config =
+            json!({"servers": {"everything": everything}, "chat": provider.chat_config(kind)});
+        if let Some(images) = images {
+            config["chat"]["images"] = json!(images);
+        }
+        let scratch = Scratch::new(config);
+        let (out, turn) = chat(&scratch, &[], "show me a picture");
+        assert_eq!(out.status.code(), Some(0), "{kind}: {}", stderr_text(&out));
+        assert_eq!(turn["messages"][1]["content"], "A tiny picture.", "{kind}");
+        let request = &provider.requests()[1];
+        let messages = request["messages"].as_array().unwrap();
+        let given = images.unwrap_or(kind == "anthropic");
+        let sent = serde_json::to_string(request).unwrap();
+        if kind == "anthropic" {
+            let result = messages
+                .iter()
+                .filter_map(|m| m["content"].as_array())
+                .flatten()
+                .find(|b| b["type"] == "tool_result")
+                .unwrap();
+            let blocks = result["content"].as_array().unwrap();
+            assert!(
+                blocks[0]["text"].as_str().unwrap().contains("attached"),
+                "{result}"
+            );
+            let image = blocks.iter().find(|b| b["type"] == "image").unwrap();
+            assert_eq!(image["source"]["media_type"], "image/png");
+            assert!(image["source"]["data"]
+                .as_str()
+                .unwrap()
+                .starts_with("iVBOR"));
+        } else if given {
+            let at = messages.iter().position(|m| m["role"] == "tool").unwrap();
+            let after = &messages[at + 1];
+            assert_eq!(after["role"], "user", "{after}");
+            assert_eq!(after["content"][0]["text"], "The images of tool call i1:");
+            let url = after["content"][1]["image_url"]["url"].as_str().unwrap();
+            assert!(url.starts_with("data:image/png;base64,iVBOR"), "{url}");
+        } else {
+            assert!(
+                !sent.contains("image_url"),
+                "no image for a text-only model"
+            );
+            let result = messages.iter().find(|m| m["role"] == "tool").unwrap();
+            assert!(
+                result["content"]
+                    .as_str()
+                    .unwrap()
+                    .contains("shown to the user"),
+                "{result}"
+            );
+        }
+        // The user sees the image in the stored call whatever the model was given.
+        let call = &turn["messages"][0]["toolCalls"][0];
+        let kept = call["result"]["content"].as_array().unwrap();
+        assert!(kept.iter().any(|b| b["type"] == "image"), "{call}");
+    }
+}

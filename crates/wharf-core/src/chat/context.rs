@@ -2,9 +2,10 @@
 //! count (about four characters a token, plus a little per message) since each model has its own tokenizer; the
 //! provider's own count replaces it once a reply says how many input tokens the request took.
 //!
-//! Near the window, the results of earlier tool calls are shortened first (their beginning kept, and the model told
-//! how much was left out): the newest step's results are kept whole. What still does not fit is not dropped: the
-//! user is told to start a new conversation or ask for a summary.
+//! Near the window, the results of earlier tool calls are shortened first (their images left out, their beginning
+//! kept, and the model told how much was left out): the current turn's results are kept whole. What still does not
+//! fit is not dropped: the user is told to start a new conversation or ask for a summary. However much room there
+//! is, one request carries at most `MAX_REQUEST_IMAGES` images, the newest.
 
 use serde::Serialize;
 
@@ -18,6 +19,10 @@ const TOKENS_PER_MESSAGE: u64 = 4;
 const FILL_PERCENT: u64 = 80;
 /// What is kept of a shortened tool result.
 const KEPT_CHARS: usize = 500;
+/// What an image is counted as: about what the providers charge for a picture of a million pixels.
+const IMAGE_TOKENS: u64 = 1_600;
+/// The most images one request carries (the providers refuse requests with too many).
+pub const MAX_REQUEST_IMAGES: usize = 20;
 
 /// The conversation's size against the model's window, as the front ends show it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
@@ -47,7 +52,10 @@ pub fn estimate(fixed: usize, messages: &[TurnMessage]) -> u64 {
                 TurnMessage::ToolResult { content, .. } => content.len(),
             })
             .sum::<usize>();
-    (chars / CHARS_PER_TOKEN) as u64 + TOKENS_PER_MESSAGE * (messages.len() as u64 + 1)
+    let images: usize = messages.iter().map(|m| images_of(m).len()).sum();
+    (chars / CHARS_PER_TOKEN) as u64
+        + TOKENS_PER_MESSAGE * (messages.len() as u64 + 1)
+        + IMAGE_TOKENS * images as u64
 }
 
 /// What fitting the window did.
@@ -64,8 +72,25 @@ pub struct Fitted {
 /// `window`. The results after the last user message (the turn in progress) are kept whole.
 pub fn fit(fixed: usize, messages: &mut [TurnMessage], window: u64) -> Fitted {
     let limit = window * FILL_PERCENT / 100;
-    let mut tokens = estimate(fixed, messages);
     let mut shortened = 0;
+    // The oldest images beyond what one request carries are left out, whatever the room.
+    let mut kept_images = 0;
+    for message in messages.iter_mut().rev() {
+        if let TurnMessage::ToolResult {
+            content, images, ..
+        } = message
+        {
+            if kept_images + images.len() > MAX_REQUEST_IMAGES {
+                images.truncate(MAX_REQUEST_IMAGES - kept_images);
+                content.push_str(&format!(
+                    "\n[images of this result were left out by Wharf: one request carries at most \
+                     {MAX_REQUEST_IMAGES}]"
+                ));
+            }
+            kept_images += images.len();
+        }
+    }
+    let mut tokens = estimate(fixed, messages);
     let turn_start = messages
         .iter()
         .rposition(|m| matches!(m, TurnMessage::User(_)))
@@ -74,8 +99,18 @@ pub fn fit(fixed: usize, messages: &mut [TurnMessage], window: u64) -> Fitted {
         if tokens <= limit {
             break;
         }
-        if let TurnMessage::ToolResult { content, .. } = message {
-            if content.len() > KEPT_CHARS * 2 {
+        if let TurnMessage::ToolResult {
+            content, images, ..
+        } = message
+        {
+            let mut changed = false;
+            if !images.is_empty() {
+                tokens = tokens.saturating_sub(IMAGE_TOKENS * images.len() as u64);
+                images.clear();
+                content.push_str(IMAGES_LEFT_OUT);
+                changed = true;
+            }
+            if tokens > limit && content.len() > KEPT_CHARS * 2 {
                 let before = content.len();
                 let cut = floor_char_boundary(content, KEPT_CHARS);
                 let left_out = before - cut;
@@ -84,14 +119,25 @@ pub fn fit(fixed: usize, messages: &mut [TurnMessage], window: u64) -> Fitted {
                     &content[..cut]
                 );
                 tokens = tokens.saturating_sub(((before - content.len()) / CHARS_PER_TOKEN) as u64);
-                shortened += 1;
+                changed = true;
             }
+            shortened += usize::from(changed);
         }
     }
     Fitted {
         estimate: ContextEstimate { tokens, window },
         shortened,
         overfull: tokens > limit,
+    }
+}
+
+/// Said in a result whose images a request leaves out.
+const IMAGES_LEFT_OUT: &str = "\n[its images were left out by Wharf to fit the model's window]";
+
+fn images_of(message: &TurnMessage) -> &[super::request::ModelImage] {
+    match message {
+        TurnMessage::ToolResult { images, .. } => images,
+        _ => &[],
     }
 }
 
@@ -108,11 +154,69 @@ mod tests {
     use super::*;
 
     fn result(id: &str, content: String) -> TurnMessage {
+        with_images(id, content, 0)
+    }
+
+    fn with_images(id: &str, content: String, images: usize) -> TurnMessage {
+        let image = super::super::request::ModelImage {
+            mime_type: "image/png".into(),
+            data: "iVBORw0KGgo=".into(),
+        };
         TurnMessage::ToolResult {
             call_id: id.into(),
             content,
             is_error: false,
+            images: vec![image; images],
         }
+    }
+
+    fn image_counts(messages: &[TurnMessage]) -> Vec<usize> {
+        messages.iter().map(|m| images_of(m).len()).collect()
+    }
+
+    #[test]
+    fn images_count_in_the_estimate_and_earlier_ones_go_first_near_the_window() {
+        let mut messages = vec![
+            TurnMessage::User("look".into()),
+            with_images("a", "a picture".into(), 3),
+            TurnMessage::User("and now".into()),
+            with_images("b", "another".into(), 2),
+        ];
+        let before = estimate(0, &messages);
+        assert!(before >= 5 * IMAGE_TOKENS, "{before}");
+        // Room for the current turn's two images, not for all five.
+        let fitted = fit(0, &mut messages, 5_000);
+        assert_eq!(image_counts(&messages), [0, 0, 0, 2]);
+        assert_eq!(fitted.shortened, 1);
+        assert!(!fitted.overfull, "{fitted:?}");
+        let TurnMessage::ToolResult { content, .. } = &messages[1] else {
+            panic!()
+        };
+        assert!(content.starts_with("a picture"), "{content}");
+        assert!(content.contains("images were left out"), "{content}");
+        // With room for all, all stay.
+        let mut roomy = vec![
+            TurnMessage::User("look".into()),
+            with_images("a", "a picture".into(), 3),
+        ];
+        fit(0, &mut roomy, 100_000);
+        assert_eq!(image_counts(&roomy), [0, 3]);
+    }
+
+    #[test]
+    fn a_request_carries_at_most_the_newest_twenty_images_however_large_the_window() {
+        let mut messages = vec![TurnMessage::User("many".into())];
+        messages.extend((0..8).map(|i| with_images(&format!("c{i}"), "shot".into(), 4)));
+        fit(0, &mut messages, 10_000_000);
+        assert_eq!(image_counts(&messages), [0, 0, 0, 0, 4, 4, 4, 4, 4]);
+        let TurnMessage::ToolResult { content, .. } = &messages[3] else {
+            panic!()
+        };
+        assert!(content.contains("at most 20"), "{content}");
+        let TurnMessage::ToolResult { content, .. } = &messages[8] else {
+            panic!()
+        };
+        assert_eq!(content, "shot");
     }
 
     #[test]

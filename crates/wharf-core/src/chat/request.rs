@@ -16,12 +16,51 @@ pub enum TurnMessage {
         text: String,
         tool_calls: Vec<ToolCall>,
     },
-    /// The outcome of one tool call: the server's result, or why it was not made (`is_error`).
+    /// The outcome of one tool call: the server's result, or why it was not made (`is_error`), and the result's
+    /// images for a model that takes them.
     ToolResult {
         call_id: String,
         content: String,
         is_error: bool,
+        images: Vec<ModelImage>,
     },
+}
+
+/// An image of a tool's result, as a provider takes it: one of the types every provider reads, base64.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelImage {
+    pub mime_type: String,
+    pub data: String,
+}
+
+impl ModelImage {
+    /// The image when its type is one the providers read and its bytes start as that type's do: a server's
+    /// mislabelled data would otherwise fail the whole request.
+    pub fn checked(mime_type: &str, data: &str) -> Option<ModelImage> {
+        let mime_type = mime_type.trim().to_ascii_lowercase();
+        // Enough of the start to hold every signature below, on a base64 quantum.
+        let head: String = data
+            .chars()
+            .filter(|c| !c.is_ascii_whitespace())
+            .take(16)
+            .collect();
+        let bytes = crate::view::content::decode(&head)?;
+        let looks_right = match mime_type.as_str() {
+            "image/png" => bytes.starts_with(b"\x89PNG\r\n\x1a\n"),
+            "image/jpeg" => bytes.starts_with(&[0xFF, 0xD8, 0xFF]),
+            "image/gif" => bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a"),
+            "image/webp" => bytes.len() >= 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == b"WEBP",
+            _ => false,
+        };
+        looks_right.then(|| ModelImage {
+            mime_type,
+            data: data.chars().filter(|c| !c.is_ascii_whitespace()).collect(),
+        })
+    }
+
+    fn data_url(&self) -> String {
+        format!("data:{};base64,{}", self.mime_type, self.data)
+    }
 }
 
 /// What every request carries besides the conversation.
@@ -38,7 +77,13 @@ pub fn openai(options: RequestOptions<'_>, messages: &[TurnMessage], tools: &Mod
     if let Some(system) = options.system {
         out.push(json!({"role": "system", "content": system}));
     }
+    // Tool messages take text only, and must follow their call's message together: the images of a run of results
+    // go in one user message after it.
+    let mut images: Vec<Value> = Vec::new();
     for message in messages {
+        if !matches!(message, TurnMessage::ToolResult { .. }) {
+            flush_images(&mut out, &mut images);
+        }
         out.push(match message {
             TurnMessage::User(text) => json!({"role": "user", "content": text}),
             TurnMessage::Assistant { text, tool_calls } => {
@@ -65,10 +110,22 @@ pub fn openai(options: RequestOptions<'_>, messages: &[TurnMessage], tools: &Mod
                 Value::Object(m)
             }
             TurnMessage::ToolResult {
-                call_id, content, ..
-            } => json!({"role": "tool", "tool_call_id": call_id, "content": content}),
+                call_id,
+                content,
+                images: given,
+                ..
+            } => {
+                if !given.is_empty() {
+                    images.push(json!({"type": "text", "text": format!("The images of tool call {call_id}:")}));
+                    images.extend(given.iter().map(|image| {
+                        json!({"type": "image_url", "image_url": {"url": image.data_url()}})
+                    }));
+                }
+                json!({"role": "tool", "tool_call_id": call_id, "content": content})
+            }
         });
     }
+    flush_images(&mut out, &mut images);
     let mut body = json!({
         "model": options.model,
         "messages": out,
@@ -125,7 +182,18 @@ pub fn anthropic(
                 call_id,
                 content,
                 is_error,
+                images,
             } => {
+                let content = if images.is_empty() {
+                    Value::String(content.clone())
+                } else {
+                    let mut blocks = vec![json!({"type": "text", "text": content})];
+                    blocks.extend(images.iter().map(|image| {
+                        json!({"type": "image", "source": {
+                            "type": "base64", "media_type": image.mime_type, "data": image.data}})
+                    }));
+                    Value::Array(blocks)
+                };
                 let mut block =
                     json!({"type": "tool_result", "tool_use_id": call_id, "content": content});
                 if *is_error {
@@ -157,6 +225,12 @@ pub fn anthropic(
         body["tools"] = Value::Array(tools);
     }
     body
+}
+
+fn flush_images(out: &mut Vec<Value>, images: &mut Vec<Value>) {
+    if !images.is_empty() {
+        out.push(json!({"role": "user", "content": std::mem::take(images)}));
+    }
 }
 
 /// A tool's description for the model, with the server it is on: the model should know whose tool it calls.

@@ -47,6 +47,8 @@ pub struct ChatSettings {
     pub idle: Duration,
     /// The model's context window, in tokens.
     pub context_tokens: u32,
+    /// The model is given the images of tool results.
+    pub images: bool,
     /// The bundled demo model, standing in for the user's own for this run: the front ends say so.
     pub demo: bool,
 }
@@ -172,7 +174,7 @@ pub async fn run_turn(
     };
     let stored = cx.store.messages(&conversation)?;
     let known = history::offered_tools(&stored);
-    let mut messages = history::turn_messages(&stored);
+    let mut messages = history::turn_messages(&stored, cx.settings.images);
     let (servers, tools) = gather_tools(cx).await;
     let offered: Vec<Value> = tools
         .iter()
@@ -333,11 +335,12 @@ impl Turn<'_> {
             }
             let done = self.calls(&reply.tool_calls, &tools).await;
             let mut records = Vec::with_capacity(done.len());
-            for (record, text) in done {
+            for (record, given) in done {
                 messages.push(TurnMessage::ToolResult {
                     call_id: record.id.clone(),
-                    content: text,
+                    content: given.text,
                     is_error: record.result.is_error,
+                    images: given.images,
                 });
                 records.push(record);
             }

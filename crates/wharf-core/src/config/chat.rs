@@ -16,7 +16,7 @@ pub const MAX_STEPS_LIMIT: u32 = 200;
 /// The model's context window when `chat.contextTokens` does not say: what most current local models take.
 pub const DEFAULT_CONTEXT_TOKENS: u32 = 32_768;
 
-const CHAT_KEYS: &[&str] = &["provider", "maxSteps", "contextTokens"];
+const CHAT_KEYS: &[&str] = &["provider", "maxSteps", "contextTokens", "images"];
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChatConfig {
@@ -26,6 +26,19 @@ pub struct ChatConfig {
     pub max_steps: u32,
     /// The model's context window in tokens: near it, old tool results are shortened.
     pub context_tokens: u32,
+    /// `chat.images`: whether the model is given the images of tool results. `None`: as its provider kind
+    /// suggests (see `ChatConfig::images_for`).
+    pub images: Option<bool>,
+}
+
+impl ChatConfig {
+    /// Whether a model of `kind` is given images: what `chat.images` says, else yes for Anthropic's models (all of
+    /// them read images) and no for an OpenAI-compatible server, where many local models take text only and fail
+    /// the whole request on an image.
+    pub fn images_for(&self, kind: crate::sampling::provider::ProviderKind) -> bool {
+        self.images
+            .unwrap_or(kind == crate::sampling::provider::ProviderKind::Anthropic)
+    }
 }
 
 impl Default for ChatConfig {
@@ -34,6 +47,7 @@ impl Default for ChatConfig {
             provider: None,
             max_steps: DEFAULT_MAX_STEPS,
             context_tokens: DEFAULT_CONTEXT_TOKENS,
+            images: None,
         }
     }
 }
@@ -88,6 +102,14 @@ pub(super) fn parse(chat: Option<&Value>, path: &Path, warnings: &mut Vec<String
                 path.display()
             )),
         },
+    }
+    match chat.get("images") {
+        None => {}
+        Some(Value::Bool(images)) => config.images = Some(*images),
+        Some(value) => warnings.push(format!(
+            "{}: chat.images must be true or false, not {value}; ignored",
+            path.display()
+        )),
     }
     config
 }

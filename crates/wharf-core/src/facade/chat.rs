@@ -75,6 +75,8 @@ pub fn chat_settings_with(config: &Config, demo: Option<&str>) -> Result<ChatSet
                 idle: DEFAULT_IDLE,
                 // What the demo server gives the model (its own window is larger; memory is kept small).
                 context_tokens: 2048,
+                // A text-only model.
+                images: false,
                 demo: true,
             }),
             None => Err(ChatError::NoModel(config.path.display().to_string())),
@@ -86,6 +88,7 @@ pub fn chat_settings_with(config: &Config, demo: Option<&str>) -> Result<ChatSet
             max_tokens: DEFAULT_MAX_TOKENS,
             idle: DEFAULT_IDLE,
             context_tokens: config.chat.context_tokens,
+            images: config.chat.images_for(provider.kind),
             demo: false,
         }),
     }
@@ -198,5 +201,33 @@ mod tests {
             chat_settings_with(&bare, None),
             Err(ChatError::NoModel(_))
         ));
+    }
+
+    #[test]
+    fn images_go_to_anthropic_models_unless_chat_images_says_otherwise() {
+        let with = |kind: &str, images: &str| {
+            let text = format!(
+                r#"{{"servers": {{}}, "chat": {{"provider": {{"kind": "{kind}", "baseUrl": "http://127.0.0.1:9/v1",
+                    "model": "m"}}{images}}}}}"#
+            );
+            let config = config(&text);
+            assert!(config.warnings.is_empty(), "{:?}", config.warnings);
+            chat_settings_with(&config, None).unwrap().images
+        };
+        assert!(with("anthropic", ""));
+        assert!(!with("openai", ""));
+        assert!(with("openai", r#", "images": true"#));
+        assert!(!with("anthropic", r#", "images": false"#));
+        let demo = chat_settings_with(
+            &config(r#"{"servers": {}}"#),
+            Some("http://127.0.0.1:4000/v1"),
+        );
+        assert!(!demo.unwrap().images, "the demo model reads text only");
+        let bad = config(r#"{"servers": {}, "chat": {"images": "yes"}}"#);
+        assert!(
+            bad.warnings[0].contains("chat.images must be true or false"),
+            "{:?}",
+            bad.warnings
+        );
     }
 }

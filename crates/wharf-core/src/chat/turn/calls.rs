@@ -6,7 +6,7 @@ use std::time::Instant;
 use futures::future::join_all;
 use serde_json::{json, Value};
 
-use super::result::{self, CallResult};
+use super::result::{self, CallResult, ForModel};
 use super::{ToolCallRecord, Turn};
 use crate::approval::pin::{Pinned, ServerDefinition};
 use crate::approval::GrantKind;
@@ -38,7 +38,7 @@ impl Turn<'_> {
         &self,
         calls: &[ToolCall],
         tools: &ModelTools,
-    ) -> Vec<(ToolCallRecord, String)> {
+    ) -> Vec<(ToolCallRecord, ForModel)> {
         let approval = Approval {
             approvals: self.cx.approvals,
             broker: self.cx.host.broker(),
@@ -112,14 +112,11 @@ impl Turn<'_> {
 
     /// Sends one approved call (or records why it was not sent), and stores its outcome: the record, and the text
     /// the model is given.
-    async fn send(&self, pending: Pending<'_>) -> (ToolCallRecord, String) {
+    async fn send(&self, pending: Pending<'_>) -> (ToolCallRecord, ForModel) {
         let started = Instant::now();
-        let (text, result) = match (&pending.refusal, &pending.connection) {
-            (Some(reason), _) => (reason.clone(), CallResult::said(reason)),
-            (None, None) => {
-                let reason = "its server is no longer running";
-                (reason.to_string(), CallResult::said(reason))
-            }
+        let (given, result) = match (&pending.refusal, &pending.connection) {
+            (Some(reason), _) => said(reason),
+            (None, None) => said("its server is no longer running"),
             (None, Some(connection)) => {
                 let options = CallOptions {
                     cancel: self.cancel.child_token(),
@@ -134,16 +131,11 @@ impl Turn<'_> {
                     .call_tool(&pending.tool, arguments, &options)
                     .await
                 {
-                    Ok(value) => result::from_server(&value),
+                    Ok(value) => result::from_server(&value, self.cx.settings.images),
                     Err(_) if self.cancel.is_cancelled() => {
-                        let reason =
-                            "the user stopped the turn: the call was cancelled on its server";
-                        (reason.to_string(), CallResult::said(reason))
+                        said("the user stopped the turn: the call was cancelled on its server")
                     }
-                    Err(e) => {
-                        let reason = format!("the call failed: {e}");
-                        (reason.clone(), CallResult::said(&reason))
-                    }
+                    Err(e) => said(&format!("the call failed: {e}")),
                 }
             }
         };
@@ -157,9 +149,18 @@ impl Turn<'_> {
             result,
             duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         };
-        self.store(Role::Tool, &text, serde_json::to_value(&record).ok());
-        (record, text)
+        self.store(Role::Tool, &given.text, serde_json::to_value(&record).ok());
+        (record, given)
     }
+}
+
+/// Wharf's own words on a call, for the model and kept.
+fn said(reason: &str) -> (ForModel, CallResult) {
+    let given = ForModel {
+        text: reason.to_string(),
+        images: Vec::new(),
+    };
+    (given, CallResult::said(reason))
 }
 
 /// A call that is not sent: the model is told why, and so is the user.

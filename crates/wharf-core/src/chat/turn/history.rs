@@ -18,8 +18,9 @@ use crate::conversations::{Role, StoredMessage};
 /// What the model is told of a call whose outcome was never stored.
 pub const NO_OUTCOME: &str = "this call's outcome is unknown: Wharf stopped before it was recorded";
 
-/// The conversation as the model is given it.
-pub fn turn_messages(stored: &[StoredMessage]) -> Vec<TurnMessage> {
+/// The conversation as the model is given it; with the tool results' images when `images` says the model takes
+/// them.
+pub fn turn_messages(stored: &[StoredMessage], images: bool) -> Vec<TurnMessage> {
     let mut out = Vec::with_capacity(stored.len());
     let mut results: HashMap<&str, TurnMessage> = stored
         .iter()
@@ -38,6 +39,10 @@ pub fn turn_messages(stored: &[StoredMessage]) -> Vec<TurnMessage> {
                     call_id: id.to_string(),
                     content: m.text.clone(),
                     is_error,
+                    images: match &m.data {
+                        Some(record) if images => super::result::kept_images(record),
+                        _ => Vec::new(),
+                    },
                 },
             ))
         })
@@ -71,6 +76,7 @@ pub fn turn_messages(stored: &[StoredMessage]) -> Vec<TurnMessage> {
                                 call_id: id,
                                 content: NO_OUTCOME.to_string(),
                                 is_error: true,
+                                images: Vec::new(),
                             });
                     out.push(result);
                 }
@@ -111,6 +117,9 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The eight bytes every PNG starts with.
+    const PNG: &str = "iVBORw0KGgo=";
+
     fn stored(seq: i64, role: Role, text: &str, data: Option<Value>) -> StoredMessage {
         StoredMessage {
             id: seq,
@@ -143,10 +152,12 @@ mod tests {
                 5,
                 Role::Tool,
                 "A",
-                Some(json!({"id": "a", "result": {"isError": true}})),
+                Some(json!({"id": "a", "result": {"isError": true, "content": [
+                    {"type": "text", "text": "A"},
+                    {"type": "image", "mimeType": "image/png", "data": PNG}]}})),
             ),
         ];
-        let out = turn_messages(&messages);
+        let out = turn_messages(&messages, false);
         assert_eq!(out.len(), 5, "{out:?}");
         assert_eq!(out[0], TurnMessage::User("hi".into()));
         let result = |i: usize| match &out[i] {
@@ -154,12 +165,25 @@ mod tests {
                 call_id,
                 content,
                 is_error,
-            } => (call_id.clone(), content.clone(), *is_error),
+                images,
+            } => {
+                assert!(images.is_empty(), "a model that takes no images");
+                (call_id.clone(), content.clone(), *is_error)
+            }
             other => panic!("{other:?}"),
         };
         assert_eq!(result(2), ("a".into(), "A".into(), true));
         assert_eq!(result(3), ("b".into(), "B".into(), false));
         assert_eq!(result(4), ("c".into(), NO_OUTCOME.into(), true));
+        // A model that takes images is given the stored result's image again, and only there.
+        let images: Vec<usize> = turn_messages(&messages, true)
+            .iter()
+            .map(|m| match m {
+                TurnMessage::ToolResult { images, .. } => images.len(),
+                _ => 0,
+            })
+            .collect();
+        assert_eq!(images, [0, 0, 1, 0, 0]);
         assert_eq!(
             offered_tools(&messages),
             HashSet::from([("s".to_string(), "x".to_string())])

@@ -1,9 +1,11 @@
 //! A tool's result on its way back to the model and into the conversation: written as text under the caps a
-//! result has in the window (text cut at 1 MiB, each cut said), and kept as the server sent it when that is small.
+//! result has in the window (text cut at 1 MiB, each cut said), with its images for a model that takes them, and
+//! kept as the server sent it when that is small.
 
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::chat::request::ModelImage;
 use crate::view::content::{ContentView, MessageBlock, TEXT_CAP};
 use crate::view::tool_result::tool_result_view;
 
@@ -33,9 +35,23 @@ impl CallResult {
     }
 }
 
-/// The text the model is given for a server's `tools/call` result, and the result as kept.
-pub fn from_server(result: &Value) -> (String, CallResult) {
-    let text = model_text(result);
+/// The most images of one result given to the model; the rest are named, as for a model that takes none.
+pub const MAX_IMAGES_PER_RESULT: usize = 4;
+/// The largest image given to a model, decoded: the providers' own limits are about 5 MB of base64.
+const MODEL_IMAGE_BYTES: u64 = 3_750_000;
+
+/// What the model is given of a result: its text, and the images it may look at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForModel {
+    pub text: String,
+    pub images: Vec<ModelImage>,
+}
+
+/// The text the model is given for a server's `tools/call` result (with its images when `images` says the model
+/// takes them), and the result as kept.
+pub fn from_server(result: &Value, images: bool) -> (ForModel, CallResult) {
+    let given = for_model(result, images);
+    let text = given.text.clone();
     let view = tool_result_view(result);
     let content = result
         .get("content")
@@ -56,14 +72,34 @@ pub fn from_server(result: &Value) -> (String, CallResult) {
             shortened: true,
         }
     };
-    (text, kept)
+    (given, kept)
 }
 
-/// A result as the model reads it: its text, and a line for each thing it cannot read (images stay with the user).
-pub fn model_text(result: &Value) -> String {
+/// A result as the model reads it: its text, with a line for each thing it cannot read, and, when `images` says the
+/// model takes them, the images it can (a known type whose bytes are what the type says, within the size limit),
+/// each named in the text where it stood. An image not given stays with the user.
+pub fn for_model(result: &Value, images: bool) -> ForModel {
     let view = tool_result_view(result);
     let mut parts: Vec<String> = Vec::new();
+    let mut given: Vec<ModelImage> = Vec::new();
     for block in &view.blocks {
+        if let MessageBlock::Image {
+            mime_type,
+            data,
+            bytes,
+        } = block
+        {
+            if images && given.len() < MAX_IMAGES_PER_RESULT && *bytes <= MODEL_IMAGE_BYTES {
+                if let Some(image) = ModelImage::checked(mime_type, data) {
+                    given.push(image);
+                    parts.push(format!(
+                        "[image {} of this result ({mime_type}, {bytes} bytes): attached]",
+                        given.len()
+                    ));
+                    continue;
+                }
+            }
+        }
         parts.push(match block {
             MessageBlock::Text { text, truncated } => {
                 if *truncated {
@@ -105,10 +141,28 @@ pub fn model_text(result: &Value) -> String {
             parts.push(structured.clone());
         }
     }
-    if parts.is_empty() {
-        return "(the tool returned no content)".to_string();
+    let text = if parts.is_empty() {
+        "(the tool returned no content)".to_string()
+    } else {
+        parts.join("\n")
+    };
+    ForModel {
+        text,
+        images: given,
     }
-    parts.join("\n")
+}
+
+/// The images of a stored call's result (its record), as the model was given them: an earlier turn's, sent again
+/// with the conversation. A result kept shortened kept no images.
+pub fn kept_images(record: &Value) -> Vec<ModelImage> {
+    let shortened = record
+        .pointer("/result/shortened")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    match record.pointer("/result/content") {
+        Some(content) if !shortened => for_model(&json!({ "content": content }), true).images,
+        _ => Vec::new(),
+    }
 }
 
 #[cfg(test)]
@@ -122,9 +176,10 @@ mod tests {
             {"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="},
             {"type": "resource_link", "uri": "file:///w/a", "name": "a"},
         ], "isError": false});
-        let (text, kept) = from_server(&result);
+        let (given, kept) = from_server(&result, false);
+        assert!(given.images.is_empty());
         assert_eq!(
-            text,
+            given.text,
             "hello\n[an image (image/png, 8 bytes), shown to the user]\n[resource a: file:///w/a]"
         );
         assert!(!kept.is_error && !kept.shortened);
@@ -132,10 +187,40 @@ mod tests {
     }
 
     #[test]
+    fn a_model_that_takes_images_is_given_at_most_four_true_ones_of_a_result() {
+        let png = json!({"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="});
+        let lying = json!({"type": "image", "mimeType": "image/png", "data": "aGVsbG8gd29ybGQ="});
+        let mut content = vec![json!({"type": "text", "text": "shots"}), lying];
+        content.extend(std::iter::repeat_n(png, 5));
+        let result = json!({ "content": content });
+        let (given, kept) = from_server(&result, true);
+        assert_eq!(given.images.len(), MAX_IMAGES_PER_RESULT);
+        let lines: Vec<&str> = given.text.lines().collect();
+        assert_eq!(lines[0], "shots");
+        // Text said to be a PNG is named, not given; the fifth true image is named too.
+        assert!(lines[1].contains("shown to the user"), "{}", lines[1]);
+        assert_eq!(
+            lines[2],
+            "[image 1 of this result (image/png, 8 bytes): attached]"
+        );
+        assert_eq!(
+            lines[5],
+            "[image 4 of this result (image/png, 8 bytes): attached]"
+        );
+        assert!(lines[6].contains("shown to the user"), "{}", lines[6]);
+        // Read back from the stored record, the same images are given again.
+        let record = json!({ "result": serde_json::to_value(&kept).unwrap() });
+        assert_eq!(kept_images(&record), given.images);
+        // Not to a model that takes none.
+        assert!(from_server(&result, false).0.images.is_empty());
+    }
+
+    #[test]
     fn a_huge_result_is_cut_for_the_model_and_kept_shortened() {
         let big = "x".repeat(TEXT_CAP + 10);
         let result = json!({"content": [{"type": "text", "text": big}], "isError": true});
-        let (text, kept) = from_server(&result);
+        let (given, kept) = from_server(&result, true);
+        let text = given.text;
         assert!(text.ends_with("[the rest of this text was cut]"));
         assert!(text.len() < TEXT_CAP + 100);
         assert!(kept.shortened && kept.is_error);
@@ -144,9 +229,9 @@ mod tests {
 
     #[test]
     fn structured_content_alone_is_given_and_nothing_is_said_as_such() {
-        let (text, _) = from_server(&json!({"content": [], "structuredContent": {"n": 1}}));
-        assert!(text.contains("\"n\": 1"), "{text}");
-        let (text, _) = from_server(&json!({"content": []}));
-        assert_eq!(text, "(the tool returned no content)");
+        let (given, _) = from_server(&json!({"content": [], "structuredContent": {"n": 1}}), true);
+        assert!(given.text.contains("\"n\": 1"), "{}", given.text);
+        let (given, _) = from_server(&json!({"content": []}), true);
+        assert_eq!(given.text, "(the tool returned no content)");
     }
 }
