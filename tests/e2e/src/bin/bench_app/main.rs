@@ -11,12 +11,16 @@
 //! - memory: VmHWM (and RSS, PSS) of the app and of its WebKit processes when the servers are ready and at the end
 //!   of the session (servers listed apart).
 //!
+//! `bench-app chat` measures the window opening a long conversation instead (see `chat.rs`).
+//!
 //! Usage: bench-app [--starts N] [--elicitations K] [--app PATH]
+//!        bench-app chat [--messages N] [--starts N] [--app PATH]
 //!        (WHARF_BENCH_SMAPS=DIR also saves /proc/PID/smaps of the app and its WebKit processes at the end of each
 //!        session, to see where their memory goes)
 //!        bench-app stamp-proxy FILE -- COMMAND ARGS...   (used by the runs themselves)
 #![allow(clippy::result_large_err)]
 
+mod chat;
 mod page;
 mod procs;
 mod proxy;
@@ -49,6 +53,8 @@ struct Options {
     starts: usize,
     elicitations: usize,
     app: PathBuf,
+    /// `bench-app chat`: the long conversation's length.
+    chat: Option<usize>,
 }
 
 impl Options {
@@ -56,16 +62,23 @@ impl Options {
         let mut options = Options {
             starts: 5,
             elicitations: 3,
+            chat: None,
             app: std::env::var_os("WHARF_BENCH_APP")
                 .map(PathBuf::from)
                 .unwrap_or_else(|| target_dir().join("release/wharf-app")),
         };
-        let mut args = args.iter();
+        let mut args = args.iter().peekable();
+        if args.peek().map(|a| a.as_str()) == Some("chat") {
+            args.next();
+            options.chat = Some(1000);
+            options.starts = 3;
+        }
         while let Some(arg) = args.next() {
             let mut value = || args.next().ok_or(format!("{arg} needs a value"));
             match arg.as_str() {
                 "--starts" => options.starts = number(value()?)?,
                 "--elicitations" => options.elicitations = number(value()?)?,
+                "--messages" if options.chat.is_some() => options.chat = Some(number(value()?)?),
                 "--app" => options.app = PathBuf::from(value()?),
                 other => return Err(format!("unknown argument {other:?}")),
             }
@@ -126,7 +139,8 @@ fn main() -> ExitCode {
         Ok(options) => options,
         Err(e) => {
             eprintln!(
-                "bench-app: {e}\nusage: bench-app [--starts N] [--elicitations K] [--app PATH]"
+                "bench-app: {e}\nusage: bench-app [--starts N] [--elicitations K] [--app PATH]\n       \
+                 bench-app chat [--messages N] [--starts N] [--app PATH]"
             );
             return ExitCode::from(2);
         }
@@ -150,7 +164,19 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(bench(&setup, &options)) {
+    let run = async {
+        match options.chat {
+            Some(messages) => {
+                let chat = chat::ChatOptions {
+                    messages,
+                    starts: options.starts,
+                };
+                chat::bench(&chat).await
+            }
+            None => bench(&setup, &options).await,
+        }
+    };
+    match runtime.block_on(run) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("bench-app: {e}");

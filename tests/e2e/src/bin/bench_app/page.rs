@@ -161,7 +161,7 @@ return "dialog host: " + text('[data-testid="dialog-host"]') + "; tool result: "
 
 /// Runs `script` (which returns what an observer recorded) until its `field` is set (the page sets it; the poll only
 /// collects it).
-async fn recorded(app: &App, script: &str, field: &str, timeout: Duration) -> Result<Value> {
+pub async fn recorded(app: &App, script: &str, field: &str, timeout: Duration) -> Result<Value> {
     let deadline = Instant::now() + timeout;
     loop {
         let state = app.client().execute(script, vec![]).await?;

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use super::chat::ChatRun;
 use super::procs::{Part, Proc};
 use super::Run;
 
@@ -378,6 +379,93 @@ fn listing(run: &Run, servers: usize) {
         .collect();
     table(
         &["name", "pid", "counted as", "peak RSS", "RSS", "PSS"],
+        &rows,
+    );
+}
+
+/// `bench-app chat`: opening a conversation of `long_n` messages beside one of `short_n`, and the memory of the app
+/// and its WebKit processes with it open.
+pub fn chat(short: &[ChatRun], long: &[ChatRun], short_n: usize, long_n: usize) {
+    println!(
+        "\n### Opening a conversation, ms: the click in the list to its last message (median (min-max) over the \
+         runs)\n"
+    );
+    type Measure = fn(&ChatRun) -> f64;
+    let measures: [(&str, Measure); 3] = [
+        ("click -> last message in the DOM", |r| r.shown),
+        ("click -> the frame after it", |r| r.frame),
+        ("entries the thread rendered", |r| r.rendered as f64),
+    ];
+    let rows: Vec<Vec<String>> = measures
+        .iter()
+        .map(|(name, measure)| {
+            let a: Vec<f64> = short.iter().map(measure).collect();
+            let b: Vec<f64> = long.iter().map(measure).collect();
+            vec![(*name).into(), cell(&a, 0), cell(&b, 0), ratio(&b, &a)]
+        })
+        .collect();
+    table(
+        &[
+            "measure",
+            &format!("{short_n} messages"),
+            &format!("{long_n} messages"),
+            "ratio",
+        ],
+        &rows,
+    );
+    println!(
+        "\n### With the conversation open, MiB: peak RSS (VmHWM) and PSS, summed per part (median (min-max))\n"
+    );
+    let metrics: [(&str, Metric); 2] = [("peak RSS", |p| p.peak_kib), ("PSS", |p| p.pss_kib)];
+    let mut rows = Vec::new();
+    let mut parts: Vec<Part> = short
+        .iter()
+        .chain(long)
+        .flat_map(|r| r.memory.iter().map(|(part, _)| *part))
+        .filter(|part| part.counted())
+        .collect();
+    parts.sort();
+    parts.dedup();
+    for (label, metric) in metrics {
+        let sums = |runs: &[ChatRun], part: Option<Part>| -> Vec<f64> {
+            runs.iter()
+                .map(|r| {
+                    r.memory
+                        .iter()
+                        .filter(|(p, _)| part.map_or(p.counted(), |part| *p == part))
+                        .map(|(_, proc)| mib(metric(proc)))
+                        .sum()
+                })
+                .collect()
+        };
+        let mut rows_of: Vec<Option<Part>> = parts.iter().copied().map(Some).collect();
+        rows_of.push(None);
+        for part in rows_of {
+            let (a, b) = (sums(short, part), sums(long, part));
+            let more = match (median(&a), median(&b)) {
+                (Some(a), Some(b)) => format!("{:+.1}", b - a),
+                _ => "-".into(),
+            };
+            rows.push(vec![
+                format!(
+                    "{label}: {}",
+                    part.map_or("total: app + WebKit processes", Part::label)
+                ),
+                cell(&a, 1),
+                cell(&b, 1),
+                more,
+                ratio(&b, &a),
+            ]);
+        }
+    }
+    table(
+        &[
+            "figure",
+            &format!("{short_n} messages"),
+            &format!("{long_n} messages"),
+            "difference",
+            "ratio",
+        ],
         &rows,
     );
 }
