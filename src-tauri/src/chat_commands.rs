@@ -1,6 +1,7 @@
 //! Chat as the window sees it: whether a model is configured, a turn run (and stopped) by the id the window gave it,
-//! the stored conversations, the kept tool grants, and a link of a reply opened only after the user's consent. Thin
-//! adapters over wharf-core's `ChatService` (`facade/chat.rs`) and `facade/links.rs`, registered like the commands
+//! the stored conversations, the kept tool grants, the model chosen among those its provider lists, and a link of a
+//! reply opened only after the user's consent. Thin adapters over wharf-core's `ChatService` (`facade/chat.rs`),
+//! `facade/chat_model.rs` and `facade/links.rs`, registered like the commands
 //! of `commands.rs`. Deltas, tool-call decisions and progress reach the window as host events; approval cards as
 //! `input-request` events, answered through `answer_input`.
 
@@ -13,6 +14,7 @@ use wharf_core::approval::StoredGrant;
 use wharf_core::chat::turn::TurnOutcome;
 use wharf_core::config::Config;
 use wharf_core::conversations::{ConversationSummary, SearchHit, StoredMessage};
+use wharf_core::facade::chat_model::{self, ChatModels, ModelChoiceError};
 use wharf_core::facade::links::{self, LinkError};
 use wharf_core::facade::{Calls, ChatError, ChatPaths, ChatService, ErrorCode};
 use wharf_core::sampling::provider::ProviderKind;
@@ -128,6 +130,12 @@ impl From<ChatError> for CommandError {
     }
 }
 
+impl From<ModelChoiceError> for CommandError {
+    fn from(e: ModelChoiceError) -> Self {
+        CommandError::new(e.code(), e.to_string())
+    }
+}
+
 impl From<LinkError> for CommandError {
     fn from(e: LinkError) -> Self {
         CommandError::new(e.code(), e.to_string())
@@ -226,6 +234,28 @@ pub fn rename_conversation(
         .store
         .rename(&conversation, &title)
         .map_err(ChatError::from)?)
+}
+
+/// The models chat's provider lists, for the thread's chooser; why they could not be listed, when they could not.
+#[tauri::command]
+pub async fn chat_models(shell: State<'_, Shell>) -> Reply<ChatModels> {
+    let settings = shell
+        .chat
+        .service()?
+        .settings()
+        .map_err(|why| CommandError::new(ErrorCode::Config, why))?;
+    Ok(chat_model::chat_models(&settings, chat_model::LIST_TIMEOUT).await)
+}
+
+/// Makes `model` the one chat uses: written into mcp.json in place (chat's own provider, or a copy of the sampling
+/// one it shared), then used from the next turn on. The status with it.
+#[tauri::command]
+pub fn choose_chat_model(shell: State<'_, Shell>, model: String) -> Reply<ChatStatus> {
+    let mut doc = shell.config_document()?;
+    chat_model::choose_chat_model(&mut doc, &model)?;
+    tracing::info!(model = model.trim(), "chat model chosen");
+    shell.chat.reconfigure(&shell.current_config()?);
+    Ok(shell.chat.status())
 }
 
 /// The model runtimes answering on this computer's usual loopback addresses (Ollama, LM Studio, a llama.cpp

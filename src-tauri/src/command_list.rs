@@ -68,6 +68,8 @@ macro_rules! tauri_commands {
             chat_commands::revoke_grant,
             chat_commands::open_link,
             chat_commands::local_models,
+            chat_commands::chat_models,
+            chat_commands::choose_chat_model,
         }
     };
 }

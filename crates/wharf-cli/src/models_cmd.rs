@@ -2,34 +2,20 @@
 //! computer's usual loopback ports (Ollama, LM Studio, a llama.cpp server), for choosing one (docs/cli.md, "chat").
 
 use std::process::ExitCode;
-use std::time::Duration;
 
 use serde_json::{json, Value};
 use wharf_core::config::Config;
 use wharf_core::facade::chat::chat_settings;
-use wharf_core::sampling::provider::models::{
-    detect_local, list_models, KNOWN_RUNTIMES, PROBE_TIMEOUT,
-};
-use wharf_core::sampling::provider::{api_key, ProviderError};
+use wharf_core::facade::chat_model::{provider_models, LIST_TIMEOUT};
+use wharf_core::sampling::provider::models::{detect_local, KNOWN_RUNTIMES, PROBE_TIMEOUT};
 
 use crate::{output, Failure};
-
-/// How long the configured provider may take to list its models.
-const LIST_TIMEOUT: Duration = Duration::from_secs(15);
 
 pub async fn run(config: &Config) -> Result<ExitCode, Failure> {
     let configured: Value = match chat_settings(config) {
         Err(e) => json!({"error": e.to_string()}),
         Ok(settings) => {
-            let listed = match api_key(&settings.provider).await {
-                Err(e) => Err(e.to_string()),
-                Ok(key) => {
-                    let key = key.map(wharf_core::secrets::Secret::into_inner);
-                    list_models(&settings.provider, key.as_deref(), LIST_TIMEOUT)
-                        .await
-                        .map_err(|e: ProviderError| e.user_message())
-                }
-            };
+            let listed = provider_models(&settings.provider, LIST_TIMEOUT).await;
             let mut entry = json!({
                 "kind": settings.provider.kind,
                 "baseUrl": settings.provider.base_url,

@@ -4,6 +4,7 @@
 pub mod assemble;
 pub mod calls;
 pub mod chat;
+pub mod chat_model;
 pub mod error_code;
 pub mod links;
 pub mod startup;

@@ -61,4 +61,6 @@ export type TauriCommand =
   | "list_grants"
   | "revoke_grant"
   | "open_link"
-  | "local_models";
+  | "local_models"
+  | "chat_models"
+  | "choose_chat_model";

@@ -28,6 +28,8 @@ vi.mock("../lib/api", async (importOriginal) => {
     listResources: vi.fn(),
     listPrompts: vi.fn(),
     complete: vi.fn(),
+    chatModels: vi.fn(),
+    chooseChatModel: vi.fn(),
   };
 });
 
@@ -443,5 +445,56 @@ describe("attachments", () => {
     expect(labels.map((e) => e.textContent)).toEqual(["demo://readme", "/greet name=Ada"]);
     expect(target.querySelectorAll('[data-testid="chat-message-chips"] [data-testid="chat-chip-cut"]')).toHaveLength(1);
     expect(target.querySelector('[data-testid="chat-message-chips"] [data-testid="chat-chip-remove"]')).toBeNull();
+  });
+});
+
+describe("the model chooser", () => {
+  it("lists the provider's models and makes the one chosen chat's model", async () => {
+    await showChat();
+    mocked.chatModels.mockResolvedValue({ current: "qwen3", models: ["qwen3", "llama3.2"], error: null });
+    mocked.chooseChatModel.mockResolvedValue({
+      ready: true,
+      model: "llama3.2",
+      provider: "openai",
+      demo: false,
+      problem: null,
+    });
+    $('[data-testid="chat-model"]').click();
+    await flush();
+    const options = [...target.querySelectorAll('[data-testid="chat-model-option"]')];
+    expect(options.map((o) => o.getAttribute("data-model"))).toEqual(["qwen3", "llama3.2"]);
+    expect(options[0]?.closest("li")?.getAttribute("aria-selected")).toBe("true");
+    $('[data-testid="chat-model-option"][data-model="llama3.2"]').click();
+    await flush();
+    expect(mocked.chooseChatModel).toHaveBeenCalledWith("llama3.2");
+    expect($('[data-testid="chat-model"]').textContent).toBe("llama3.2");
+    expect(target.querySelector('[data-testid="chat-models"]')).toBeNull();
+  });
+
+  it("says when the provider cannot list its models, and keeps the current one", async () => {
+    await showChat();
+    mocked.chatModels.mockResolvedValue({ current: "qwen3", models: [], error: "the provider answered 404" });
+    $('[data-testid="chat-model"]').click();
+    await flush();
+    expect($('[data-testid="chat-models-error"]').textContent).toContain("the provider answered 404");
+    expect($('[data-testid="chat-models-error"]').textContent).toContain("Chat keeps qwen3");
+    expect(target.querySelector('[data-testid="chat-model-option"]')).toBeNull();
+    expect($('[data-testid="chat-model"]').textContent).toBe("qwen3");
+  });
+
+  it("shows why a choice was not saved, and keeps the current model", async () => {
+    await showChat();
+    mocked.chatModels.mockResolvedValue({ current: "qwen3", models: ["qwen3", "other"], error: null });
+    mocked.chooseChatModel.mockRejectedValue({
+      code: "write",
+      message: "cannot write /x/mcp.json: read-only file system",
+      fields: [],
+    });
+    $('[data-testid="chat-model"]').click();
+    await flush();
+    $('[data-testid="chat-model-option"][data-model="other"]').click();
+    await flush();
+    expect($('[data-testid="chat-model-problem"]').textContent).toBe("cannot write /x/mcp.json: read-only file system");
+    expect($('[data-testid="chat-model"]').textContent).toBe("qwen3");
   });
 });

@@ -4,6 +4,7 @@
 import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import type { Attachment } from "../bindings/Attachment";
+import type { ChatModels } from "../bindings/ChatModels";
 import type { ChatStatus } from "../bindings/ChatStatus";
 import type { CommandError } from "../bindings/CommandError";
 import type { ConversationSummary } from "../bindings/ConversationSummary";
@@ -182,6 +183,10 @@ export const deleteConversation = (conversation: string): Promise<null> =>
   call("delete_conversation", { conversation });
 export const conversationMessages = (conversation: string): Promise<StoredMessage[]> =>
   call("conversation_messages", { conversation });
+/** The models chat's provider lists, or why it could not list them. */
+export const chatModels = (): Promise<ChatModels> => call("chat_models");
+/** Makes `model` the one chat uses (the Rust side writes it into mcp.json); chat's status with it. */
+export const chooseChatModel = (model: string): Promise<ChatStatus> => call("choose_chat_model", { model });
 /** The model runtimes answering on this computer (Ollama, LM Studio, a llama.cpp server), to offer. */
 export const localModels = (): Promise<LocalRuntime[]> => call("local_models");
 /** Every tool allowed "always". */

@@ -318,6 +318,39 @@ impl ConfigDocument {
         self.replace_text(text)
     }
 
+    /// Sets the model chat uses: `chat.provider.model` when chat has a provider of its own. When it shares the
+    /// sampling provider, chat is given a copy of it with that model (every other key as written), so that the
+    /// model servers' sampling requests go to stays the one the user chose for them.
+    pub fn set_chat_model(&mut self, model: &str) -> Result<(), EditError> {
+        let provider_of = |section: &str| -> Result<Option<&Map<String, Value>>, EditError> {
+            match self.root.get(section) {
+                None => Ok(None),
+                Some(Value::Object(s)) => match s.get("provider") {
+                    None => Ok(None),
+                    Some(Value::Object(p)) => Ok(Some(p)),
+                    Some(_) => Err(EditError(format!(
+                        "\"{section}.provider\" must be a JSON object"
+                    ))),
+                },
+                Some(_) => Err(EditError(format!("\"{section}\" must be a JSON object"))),
+            }
+        };
+        let model = Value::String(model.to_string());
+        let text = if provider_of("chat")?.is_some() {
+            in_place::set(&self.text, &["chat", "provider", "model"], &model)?
+        } else if let Some(shared) = provider_of("sampling")? {
+            let mut own = shared.clone();
+            own.insert("model".into(), model);
+            in_place::set(&self.text, &["chat", "provider"], &Value::Object(own))?
+        } else {
+            return Err(EditError(
+                "the file names no model provider (\"chat.provider\" or \"sampling.provider\")"
+                    .into(),
+            ));
+        };
+        self.replace_text(text)
+    }
+
     fn replace_text(&mut self, text: String) -> Result<(), EditError> {
         match parse_root(&self.path, &text) {
             Ok(root) => {

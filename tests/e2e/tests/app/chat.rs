@@ -5,7 +5,8 @@
 //! the consent card and the system browser; a reply that hangs is stopped mid-stream; and after a restart the
 //! conversation is found again with everything it had. The demo server's resource chosen from Attach and its prompt
 //! chosen with `/` (filled in the Prompts view's form) go with a message: the model is given their text, and the
-//! thread shows them as chips.
+//! thread shows them as chips. A model chosen in the header is written into the file in place and the next turn goes
+//! to it.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -398,6 +399,55 @@ async fn a_resource_from_attach_and_a_prompt_from_a_slash_command_go_with_the_me
                 format!("the model was not given {needle:?}: {body}"),
             )?;
         }
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test]
+async fn the_model_chosen_in_the_header_is_written_into_the_file_and_used() -> Result<()> {
+    let home = Home::new()?;
+    let provider = Provider::start(home.path(), &json!({"replies": [{"text": "Hello."}]})).await?;
+    // A file the user wrote, with a comment the choice must keep.
+    let text = format!(
+        "{{\n  // my model\n  \"chat\": {{\"provider\": {{\"kind\": \"openai\", \"baseUrl\": \"{}\", \"model\": \"{MODEL}\"}}}},\n  \"servers\": {{}}\n}}\n",
+        provider.base_url
+    );
+    std::fs::write(home.config_path(), &text)
+        .map_err(|e| Error::Check(format!("cannot write mcp.json: {e}")))?;
+    with_launch(Launch::existing_config().home(&home), async |app| {
+        app.wait_for_text(Locator::Css(&testid("chat-model")), MODEL, UI)
+            .await?;
+        // The fixture lists "scripted" and "scripted-large".
+        app.click(Locator::Css(&testid("chat-model")), UI).await?;
+        app.click(
+            Locator::Css(r#"[data-testid="chat-model-option"][data-model="scripted-large"]"#),
+            UI,
+        )
+        .await?;
+        app.wait_for_text(Locator::Css(&testid("chat-model")), "scripted-large", UI)
+            .await?;
+        let saved = std::fs::read_to_string(home.config_path())
+            .map_err(|e| Error::Check(format!("cannot read mcp.json: {e}")))?;
+        check(
+            saved == text.replace(MODEL, "scripted-large"),
+            format!("the file was not edited in place: {saved}"),
+        )?;
+
+        // The next turn goes to the model chosen.
+        app.fill(Locator::Css(&testid("chat-input")), "Hi", UI)
+            .await?;
+        app.click(Locator::Css(&testid("chat-send")), UI).await?;
+        wait_message(app, "assistant", "Hello.").await?;
+        let model = provider
+            .recorded()
+            .iter()
+            .find(|r| r["n"] == 0)
+            .map(|r| r["body"]["model"].clone());
+        check(
+            model == Some(json!("scripted-large")),
+            format!("the turn went to {model:?}"),
+        )?;
         Ok(())
     })
     .await

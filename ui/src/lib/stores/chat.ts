@@ -132,6 +132,8 @@ export interface ChatStore extends Readable<ChatState> {
    * runs already, there is nothing to send, or the Rust side refused it (an attachment it could not read). */
   send(message: string, attachments?: Attachment[]): Promise<boolean>;
   stop(): Promise<void>;
+  /** Makes `model` the one chat uses from the next turn on; why it could not, when it could not. */
+  chooseModel(model: string): Promise<string | null>;
   rename(id: string, title: string): Promise<void>;
   remove(id: string): Promise<void>;
   handleEvent(event: HostEvent): void;
@@ -282,6 +284,15 @@ export function createChat(notices: NoticeStore): ChatStore {
       } catch (e) {
         // Ended meanwhile: nothing left to stop.
         if (api.toCommandError(e).code !== "unknown_call") fail("Cannot stop the turn", e);
+      }
+    },
+    async chooseModel(model) {
+      try {
+        const status = await api.chooseChatModel(model);
+        update((s) => ({ ...s, status }));
+        return null;
+      } catch (e) {
+        return api.toCommandError(e).message;
       }
     },
     async rename(id, title) {

@@ -200,3 +200,46 @@ fn a_broken_file_is_an_error_and_left_alone() {
         .contains("sampling"));
     assert!(with_provider(r#"{"sampling": []}"#, None).is_err());
 }
+
+fn with_chat_model(text: &str, model: &str) -> Result<String, String> {
+    let (_dir, mut doc) = doc_of(text)?;
+    doc.set_chat_model(model).map_err(|e| e.to_string())?;
+    Ok(doc.text().to_string())
+}
+
+#[test]
+fn the_chat_model_is_set_in_place_in_chat_s_own_provider() {
+    let text = r#"{
+  // the model for chat
+  "chat": {"provider": {"kind": "openai", "baseUrl": "http://127.0.0.1:11434/v1", "model": "qwen3"}, "maxSteps": 9},
+  "sampling": {"provider": {"kind": "openai", "baseUrl": "http://127.0.0.1:11434/v1", "model": "small"}},
+  "servers": {}
+}"#;
+    let out = with_chat_model(text, "llama3.2").expect("edited");
+    assert_eq!(out, text.replace("\"qwen3\"", "\"llama3.2\""));
+}
+
+#[test]
+fn a_chat_sharing_the_sampling_provider_gets_its_own_copy_and_sampling_keeps_its_model() {
+    let text = r#"{
+  "servers": {}, // none yet
+  "sampling": {"provider": {"kind": "anthropic", "model": "claude-a", "apiKeySecret": "anthropic-key"}}
+}"#;
+    let out = with_chat_model(text, "claude-b").expect("edited");
+    assert!(out.contains("// none yet"), "{out}");
+    let value = jsonc::parse(&out).expect("JSON");
+    assert_eq!(value["sampling"]["provider"]["model"], "claude-a");
+    assert_eq!(
+        value["chat"]["provider"],
+        json!({"kind": "anthropic", "model": "claude-b", "apiKeySecret": "anthropic-key"})
+    );
+}
+
+#[test]
+fn a_chat_model_needs_a_provider_in_the_file() {
+    let err = with_chat_model(r#"{"servers": {}}"#, "m").expect_err("no provider");
+    assert!(err.contains("names no model provider"), "{err}");
+    let err = with_chat_model(r#"{"servers": {}, "chat": {"provider": "x"}}"#, "m")
+        .expect_err("not an object");
+    assert!(err.contains("chat.provider"), "{err}");
+}
