@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::chat::request::ModelImage;
-use crate::view::content::{ContentView, MessageBlock, TEXT_CAP};
+use crate::view::content::{ContentView, MessageBlock, IMAGE_CAP, TEXT_CAP};
 use crate::view::tool_result::tool_result_view;
 
 /// The outcome of a call as the turn's output and the stored conversation give it: the server's content blocks and
@@ -58,8 +58,16 @@ pub fn from_server(result: &Value, images: bool) -> (ForModel, CallResult) {
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
+    // Images are kept under the window's image cap, the rest under its text cap: a screenshot is no reason to
+    // lose the result, and the user sees the images in the stored call.
     let size = serde_json::to_string(&content).map_or(usize::MAX, |s| s.len());
-    let kept = if size <= TEXT_CAP {
+    let image_data: usize = content
+        .iter()
+        .filter(|block| block.get("type").and_then(Value::as_str) == Some("image"))
+        .filter_map(|block| block.get("data").and_then(Value::as_str))
+        .map(str::len)
+        .sum();
+    let kept = if size - image_data.min(size) <= TEXT_CAP && image_data <= IMAGE_CAP * 4 / 3 + 4 {
         CallResult {
             content,
             is_error: view.is_error,
@@ -213,6 +221,27 @@ mod tests {
         assert_eq!(kept_images(&record), given.images);
         // Not to a model that takes none.
         assert!(from_server(&result, false).0.images.is_empty());
+    }
+
+    #[test]
+    fn a_large_image_is_kept_with_its_result_and_a_huge_one_is_not() {
+        use base64::Engine as _;
+        let png = |bytes: usize| {
+            let mut raw = b"\x89PNG\r\n\x1a\n".to_vec();
+            raw.resize(bytes, 0);
+            json!({"type": "image", "mimeType": "image/png",
+                   "data": base64::engine::general_purpose::STANDARD.encode(raw)})
+        };
+        // 3 MB of PNG, over the text cap as base64: kept, and given to the model.
+        let result = json!({"content": [{"type": "text", "text": "a screenshot"}, png(3_000_000)]});
+        let (given, kept) = from_server(&result, true);
+        assert!(!kept.shortened);
+        assert_eq!(kept.content.len(), 2);
+        assert_eq!(given.images.len(), 1);
+        // Over the window's image cap: only the text is kept.
+        let result = json!({"content": [png(6_000_000), png(6_000_000)]});
+        let (_, kept) = from_server(&result, true);
+        assert!(kept.shortened);
     }
 
     #[test]
