@@ -13,11 +13,12 @@ use tauri::State;
 use wharf_core::approval::StoredGrant;
 use wharf_core::chat::turn::TurnOutcome;
 use wharf_core::config::Config;
-use wharf_core::conversations::{ConversationSummary, SearchHit, StoredMessage};
+use wharf_core::conversations::{ConversationSummary, SearchHit};
 use wharf_core::facade::chat_model::{self, ChatModels, ModelChoiceError};
 use wharf_core::facade::links::{self, LinkError};
 use wharf_core::facade::{Calls, ChatError, ChatPaths, ChatService, ErrorCode};
 use wharf_core::sampling::provider::ProviderKind;
+use wharf_core::view::thread::{thread_messages, ThreadMessage};
 
 use crate::commands::CommandError;
 use crate::shell::Shell;
@@ -271,17 +272,19 @@ pub fn delete_conversation(shell: State<'_, Shell>, conversation: String) -> Rep
     shell.chat.delete(&conversation)
 }
 
+/// The conversation as stored, each tool call's result shaped as the Tools screen shows one.
 #[tauri::command]
 pub fn conversation_messages(
     shell: State<'_, Shell>,
     conversation: String,
-) -> Reply<Vec<StoredMessage>> {
-    Ok(shell
+) -> Reply<Vec<ThreadMessage>> {
+    let messages = shell
         .chat
         .service()?
         .store
         .messages(&conversation)
-        .map_err(ChatError::from)?)
+        .map_err(ChatError::from)?;
+    Ok(thread_messages(messages))
 }
 
 /// Every tool allowed "always", with the definition it was allowed for.

@@ -3,6 +3,7 @@
 
 pub mod catalog;
 pub mod content;
+pub mod thread;
 pub mod tool_form;
 pub mod tool_result;
 

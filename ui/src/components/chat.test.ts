@@ -30,6 +30,8 @@ vi.mock("../lib/api", async (importOriginal) => {
     complete: vi.fn(),
     chatModels: vi.fn(),
     chooseChatModel: vi.fn(),
+    readResource: vi.fn(),
+    setSelectedServer: vi.fn(async () => null),
   };
 });
 
@@ -496,5 +498,74 @@ describe("the model chooser", () => {
     await flush();
     expect($('[data-testid="chat-model-problem"]').textContent).toBe("cannot write /x/mcp.json: read-only file system");
     expect($('[data-testid="chat-model"]').textContent).toBe("qwen3");
+  });
+});
+
+describe("a model's tool call in the thread", () => {
+  const record = {
+    id: "call_1",
+    server: "demo",
+    tool: "picture",
+    arguments: {},
+    decision: "allow_once",
+    durationMs: 4,
+    result: { content: [], isError: false },
+  };
+
+  it("renders its result as the Tools screen does, and a resource link opens in the server's Resources view", async () => {
+    mocked.conversationMessages.mockResolvedValueOnce([
+      {
+        id: 7,
+        seq: 2,
+        role: "tool",
+        text: "a picture",
+        data: record,
+        createdAt: 1,
+        resultView: {
+          isError: false,
+          blocks: [
+            { kind: "text", text: "a picture", truncated: false },
+            { kind: "image", mimeType: "image/png", data: "iVBORw0KGgo=", bytes: 8 },
+            { kind: "resource_link", uri: "demo://readme", name: "readme" },
+          ],
+          structured: '{\n  "width": 2\n}',
+          structuredTruncated: false,
+        },
+      },
+    ]);
+    mocked.readResource.mockResolvedValue({ uri: "demo://readme", contents: [] });
+    await showChat();
+    await app.chat.openConversation("c1");
+    await flush();
+    const card = $('[data-testid="chat-toolcall"][data-tool="picture"]');
+    expect(card.querySelector('[data-testid="result-text"]')?.textContent).toBe("a picture");
+    expect(card.querySelector('[data-testid="result-image"] img')?.getAttribute("src")).toBe(
+      "data:image/png;base64,iVBORw0KGgo=",
+    );
+    expect(card.querySelector('[data-testid="result-structured"]')?.textContent).toContain('"width": 2');
+    expect(card.querySelector('[data-testid="result-uri"]')?.textContent).toBe("demo://readme");
+    $<HTMLButtonElement>('[data-testid="chat-toolcall"] [data-testid="result-open"][data-uri="demo://readme"]').click();
+    await flush();
+    expect(mocked.readResource).toHaveBeenCalledWith("demo", "demo://readme");
+    expect(get(app.screen)).toBe("servers");
+    expect(get(app.views)["demo"]).toBe("resources");
+    app.screen.set("chat");
+  });
+
+  it("without a shaped result shows the result's text", async () => {
+    mocked.conversationMessages.mockResolvedValueOnce([
+      {
+        id: 8,
+        seq: 2,
+        role: "tool",
+        text: "x",
+        data: { ...record, result: { content: [{ type: "text", text: "plain words" }], isError: false } },
+        createdAt: 1,
+      },
+    ]);
+    await showChat();
+    await app.chat.openConversation("c1");
+    await flush();
+    expect($('[data-testid="chat-toolcall-result"]').textContent).toBe("plain words");
   });
 });

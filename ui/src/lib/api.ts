@@ -36,8 +36,8 @@ import type { ServerRoots } from "../bindings/ServerRoots";
 import type { ServerSignIn } from "../bindings/ServerSignIn";
 import type { ServerSummary } from "../bindings/ServerSummary";
 import type { StartupReport } from "../bindings/StartupReport";
-import type { StoredMessage } from "../bindings/StoredMessage";
 import type { TemplateVariable } from "../bindings/TemplateVariable";
+import type { ThreadMessage } from "../bindings/ThreadMessage";
 import type { ToolGrant } from "../bindings/ToolGrant";
 import type { TurnOutcome } from "../bindings/TurnOutcome";
 import type { ListedTool } from "../bindings/ListedTool";
@@ -181,7 +181,8 @@ export const renameConversation = (conversation: string, title: string): Promise
   call("rename_conversation", { conversation, title });
 export const deleteConversation = (conversation: string): Promise<null> =>
   call("delete_conversation", { conversation });
-export const conversationMessages = (conversation: string): Promise<StoredMessage[]> =>
+/** The conversation as stored; each tool call's result comes shaped by the Rust side, as a tool result's view. */
+export const conversationMessages = (conversation: string): Promise<ThreadMessage[]> =>
   call("conversation_messages", { conversation });
 /** The models chat's provider lists, or why it could not list them. */
 export const chatModels = (): Promise<ChatModels> => call("chat_models");

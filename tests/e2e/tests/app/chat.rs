@@ -6,7 +6,8 @@
 //! conversation is found again with everything it had. The demo server's resource chosen from Attach and its prompt
 //! chosen with `/` (filled in the Prompts view's form) go with a message: the model is given their text, and the
 //! thread shows them as chips. A model chosen in the header is written into the file in place and the next turn goes
-//! to it.
+//! to it. A model's call of the demo's `picture` shows its image and resource link as the Tools screen does, and the
+//! link opens in the Resources view.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -448,6 +449,74 @@ async fn the_model_chosen_in_the_header_is_written_into_the_file_and_used() -> R
             model == Some(json!("scripted-large")),
             format!("the turn went to {model:?}"),
         )?;
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test]
+async fn a_model_s_tool_call_shows_its_image_and_resource_link_as_the_tools_screen_does(
+) -> Result<()> {
+    let home = Home::new()?;
+    let script = json!({"replies": [
+        {"text": "", "tool_calls": [{"id": "call_1", "name": "demo__picture", "arguments": {}}]},
+        {"text": "Here it is."}
+    ]});
+    let provider = Provider::start(home.path(), &script).await?;
+    let mut demo = demo_server().expect("the demo server (cargo build --workspace --bins)");
+    // Allowed without a card: this test is about the result.
+    demo["toolApproval"] = json!("allow");
+    let config = json!({
+        "servers": {"demo": demo},
+        "chat": {"provider": {"kind": "openai", "baseUrl": provider.base_url, "model": MODEL}}
+    });
+    with_launch(Launch::config(config).home(&home), async |app| {
+        app.wait_for(Locator::Css(&testid("chat-screen")), UI)
+            .await?;
+        app.click(Locator::Css(&testid("screen-servers")), UI)
+            .await?;
+        wait_ready(app, "demo").await?;
+        app.click(Locator::Css(&testid("screen-chat")), UI).await?;
+        app.fill(Locator::Css(&testid("chat-input")), "Show me a picture", UI)
+            .await?;
+        app.click(Locator::Css(&testid("chat-send")), UI).await?;
+        wait_message(app, "assistant", "Here it is.").await?;
+
+        let card = r#"[data-testid="chat-toolcall"][data-tool="picture"]"#;
+        let image = app
+            .wait_for(
+                Locator::Css(&format!(r#"{card} [data-testid="result-image"] img"#)),
+                UI,
+            )
+            .await?;
+        let src = image.attr("src").await?.unwrap_or_default();
+        check(
+            src.starts_with("data:image/png;base64,"),
+            format!("the image is shown from {src:?}"),
+        )?;
+        app.wait_for_text(
+            Locator::Css(&format!(r#"{card} [data-testid="result-uri"]"#)),
+            "demo://readme",
+            UI,
+        )
+        .await?;
+        app.screenshot("chat-tool-result").await?;
+
+        // Open reads the linked resource through its server, in the server's Resources view.
+        app.click(
+            Locator::Css(&format!(
+                r#"{card} [data-testid="result-open"][data-uri="demo://readme"]"#
+            )),
+            UI,
+        )
+        .await?;
+        let viewer =
+            r#"[data-testid="resource-viewer"][data-uri="demo://readme"] [data-testid="resource-text"]"#;
+        app.wait_until("the readme in the resource viewer", UI, async || {
+            let text = app.text(Locator::Css(viewer)).await?;
+            Ok(text.filter(|t| t.contains("# Wharf demo server")))
+        })
+        .await?;
         Ok(())
     })
     .await

@@ -14,8 +14,9 @@ import type { ConversationSummary } from "../../bindings/ConversationSummary";
 import type { HostEvent } from "../../bindings/HostEvent";
 import type { PendingInput } from "../../bindings/PendingInput";
 import type { SearchHit } from "../../bindings/SearchHit";
-import type { StoredMessage } from "../../bindings/StoredMessage";
+import type { ThreadMessage } from "../../bindings/ThreadMessage";
 import type { ToolCallRecord } from "../../bindings/ToolCallRecord";
+import type { ToolResultView } from "../../bindings/ToolResultView";
 import type { TurnStop } from "../../bindings/TurnStop";
 import type { Usage } from "../../bindings/Usage";
 import type { JsonValue } from "../../bindings/serde_json/JsonValue";
@@ -55,7 +56,7 @@ export interface ChatState {
   hits: SearchHit[] | null;
   /** The conversation in the thread; null: a new one (its first message creates it). */
   open: string | null;
-  messages: StoredMessage[];
+  messages: ThreadMessage[];
   turn: RunningTurn | null;
   /** Each conversation's last turn in this run: tokens and why it ended. */
   lastTurn: Record<string, { usage: Usage; stop: TurnStop; error: string | null; context: ContextEstimate }>;
@@ -65,11 +66,11 @@ export interface ChatState {
 export type ThreadItem =
   | { kind: "user"; id: number; text: string; chips: AttachedChip[] }
   | { kind: "assistant"; id: number; text: string }
-  | { kind: "tool"; id: number; record: ToolCallRecord }
+  | { kind: "tool"; id: number; record: ToolCallRecord; view: ToolResultView | null }
   | { kind: "notice"; id: number; text: string };
 
 /** The stored messages as the thread shows them: an assistant message that only made calls has no text to show. */
-export function threadItems(messages: StoredMessage[]): ThreadItem[] {
+export function threadItems(messages: ThreadMessage[]): ThreadItem[] {
   const items: ThreadItem[] = [];
   for (const m of messages) {
     switch (m.role) {
@@ -80,7 +81,7 @@ export function threadItems(messages: StoredMessage[]): ThreadItem[] {
         if (m.text.trim() !== "") items.push({ kind: "assistant", id: m.id, text: m.text });
         break;
       case "tool":
-        if (isRecord(m.data)) items.push({ kind: "tool", id: m.id, record: m.data });
+        if (isRecord(m.data)) items.push({ kind: "tool", id: m.id, record: m.data, view: m.resultView ?? null });
         else items.push({ kind: "notice", id: m.id, text: m.text });
         break;
       case "notice":

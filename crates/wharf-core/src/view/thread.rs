@@ -1,0 +1,97 @@
+//! A stored conversation as the app's thread shows it: each message as kept, and each tool call's result shaped as
+//! the Tools screen shows a result (images, resource links, embedded resources, structured content, cuts), so the
+//! window renders a model's call and the user's own with the same view and never reads a server's content itself.
+//! The `wharf` command prints the stored messages unchanged.
+
+use serde::Serialize;
+
+use super::tool_result::{tool_result_view, ToolResultView};
+use crate::conversations::{Role, StoredMessage};
+
+/// One message of the thread.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ThreadMessage {
+    #[serde(flatten)]
+    #[ts(flatten)]
+    pub message: StoredMessage,
+    /// A tool call's result (a `tool` message that holds the call), shaped for the window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub result_view: Option<ToolResultView>,
+}
+
+/// The messages with each tool call's result shaped.
+pub fn thread_messages(messages: Vec<StoredMessage>) -> Vec<ThreadMessage> {
+    messages
+        .into_iter()
+        .map(|message| {
+            let result_view = match (&message.role, &message.data) {
+                // The call as kept: `{id, server?, tool, arguments, decision, result: {content, isError}, ...}`.
+                (Role::Tool, Some(data)) => data
+                    .get("result")
+                    .filter(|result| result.is_object())
+                    .map(tool_result_view),
+                _ => None,
+            };
+            ThreadMessage {
+                message,
+                result_view,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::view::content::MessageBlock;
+    use serde_json::json;
+
+    fn message(role: Role, data: Option<serde_json::Value>) -> StoredMessage {
+        StoredMessage {
+            id: 1,
+            seq: 1,
+            role,
+            text: "t".into(),
+            data,
+            created_at: 0,
+        }
+    }
+
+    #[test]
+    fn a_tool_call_s_result_is_shaped_as_the_tools_screen_shows_it() {
+        let record = json!({
+            "id": "c1", "server": "demo", "tool": "picture", "arguments": {}, "decision": "allow_once",
+            "durationMs": 3,
+            "result": {"isError": false, "content": [
+                {"type": "text", "text": "a picture"},
+                {"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="},
+                {"type": "resource_link", "uri": "demo://readme", "name": "readme"}
+            ]}
+        });
+        let shaped = thread_messages(vec![
+            message(Role::User, Some(json!({"tools": []}))),
+            message(Role::Tool, Some(record.clone())),
+            message(Role::Tool, None),
+        ]);
+        assert_eq!(shaped[0].result_view, None);
+        assert_eq!(shaped[2].result_view, None);
+        let view = shaped[1].result_view.as_ref().expect("a view");
+        assert_eq!(view, &tool_result_view(&record["result"]));
+        assert!(
+            matches!(view.blocks[1], MessageBlock::Image { .. }),
+            "{view:?}"
+        );
+        assert!(
+            matches!(view.blocks[2], MessageBlock::ResourceLink { .. }),
+            "{view:?}"
+        );
+        // The message goes to the window as it is kept, with the view beside it.
+        let wire = serde_json::to_value(&shaped[1]).expect("JSON");
+        assert_eq!(wire["data"], record);
+        assert_eq!(wire["role"], "tool");
+        assert_eq!(wire["resultView"]["blocks"][0]["kind"], "text");
+    }
+}
