@@ -397,6 +397,19 @@ describe("attachments", () => {
     await flush();
   });
 
+  it("asks a server that cannot list its prompts once per opening of the list, not at each keystroke", async () => {
+    await withDemo();
+    mocked.listPrompts.mockRejectedValue({ code: "protocol", message: "no prompts here", fields: [] });
+    await app.prompts.load("demo", true);
+    mocked.listPrompts.mockClear();
+    for (const typed of ["/", "/g", "/gr", "/gre"]) {
+      type(typed);
+      await flush();
+    }
+    expect(mocked.listPrompts).toHaveBeenCalledTimes(1);
+    expect($('[data-testid="chat-slash-none"]').textContent).toContain("/gre");
+  });
+
   it("a message the Rust side refused gives the words and the chips back", async () => {
     await withDemo();
     $('[data-testid="chat-attach"]').click();
