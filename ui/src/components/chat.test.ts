@@ -495,6 +495,10 @@ describe("the model chooser", () => {
     expect($('[data-testid="chat-models-error"]').textContent).toContain("Chat keeps qwen3");
     expect(target.querySelector('[data-testid="chat-model-option"]')).toBeNull();
     expect($('[data-testid="chat-model"]').textContent).toBe("qwen3");
+    // A click elsewhere closes it.
+    $('[data-testid="chat-messages"]').click();
+    flushSync();
+    expect(target.querySelector('[data-testid="chat-models"]')).toBeNull();
   });
 
   it("shows why a choice was not saved, and keeps the current model", async () => {
