@@ -9,9 +9,6 @@
 //! Waits are explicit and bounded ([`App::wait_for`], [`App::wait_for_text`], [`App::wait_for_log`]); there are no
 //! fixed sleeps.
 
-// A test harness: its errors end a test; their size on the stack does not matter.
-#![allow(clippy::result_large_err)]
-
 mod app;
 mod driver;
 mod logs;
@@ -38,10 +35,11 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    // Boxed: fantoccini's errors carry JSON values, large enough to make every `Result` of the harness heavy.
     #[error("e2e: WebDriver could not open a session on the app: {0}")]
-    NewSession(#[from] fantoccini::error::NewSessionError),
+    NewSession(Box<fantoccini::error::NewSessionError>),
     #[error("e2e: WebDriver command failed: {0}")]
-    WebDriver(#[from] fantoccini::error::CmdError),
+    WebDriver(Box<fantoccini::error::CmdError>),
     /// A bounded wait ran out; the message says what was awaited and what was seen last.
     #[error("e2e: timed out after {secs} s waiting for {what}")]
     Timeout { what: String, secs: u64 },
@@ -51,6 +49,18 @@ pub enum Error {
     /// A check in a test failed (for `?` inside [`with_app`] bodies; plain `assert!` works too).
     #[error("e2e: {0}")]
     Check(String),
+}
+
+impl From<fantoccini::error::NewSessionError> for Error {
+    fn from(e: fantoccini::error::NewSessionError) -> Error {
+        Error::NewSession(Box::new(e))
+    }
+}
+
+impl From<fantoccini::error::CmdError> for Error {
+    fn from(e: fantoccini::error::CmdError) -> Error {
+        Error::WebDriver(Box::new(e))
+    }
 }
 
 impl std::fmt::Debug for Error {

@@ -18,7 +18,6 @@
 //!        (WHARF_BENCH_SMAPS=DIR also saves /proc/PID/smaps of the app and its WebKit processes at the end of each
 //!        session, to see where their memory goes)
 //!        bench-app stamp-proxy FILE -- COMMAND ARGS...   (used by the runs themselves)
-#![allow(clippy::result_large_err)]
 
 mod chat;
 mod page;
