@@ -11,7 +11,7 @@ use wharf_core::chat::attach::Attachment;
 use serde::Serialize;
 use tauri::State;
 use wharf_core::approval::StoredGrant;
-use wharf_core::chat::turn::TurnOutcome;
+use wharf_core::chat::turn::{TurnOutcome, TurnRequest};
 use wharf_core::config::Config;
 use wharf_core::conversations::{ConversationSummary, SearchHit};
 use wharf_core::facade::chat_model::{self, ChatModels, ModelChoiceError};
@@ -148,8 +148,10 @@ pub fn chat_status(shell: State<'_, Shell>) -> ChatStatus {
     shell.chat.status()
 }
 
-/// Runs one turn: `message` added to `conversation` (a new one when null). Text streams as `chat_delta` host events,
-/// each call's decision as `tool_call`; an approval waits as an `input-request`. `cancel_turn` with `turn_id` stops
+/// Runs one turn: `message` added to `conversation` (a new one when null). `chat_turn_started` names the turn's
+/// conversation with `turn_id` once the message is stored; text streams as `chat_delta` host events, each call's
+/// decision as `tool_call`; an approval waits as an `input-request`. Turns of different conversations run side by
+/// side; a second one in the same conversation is refused (`busy`). `cancel_turn` with `turn_id` stops
 /// it, keeping what was shown. The reply is what the turn added.
 #[tauri::command]
 pub async fn send_message(
@@ -161,6 +163,7 @@ pub async fn send_message(
 ) -> Reply<TurnOutcome> {
     let service = shell.chat.service()?.clone();
     let host = shell.host.clone();
+    let turn = turn_id.clone();
     let outcome = shell
         .chat
         .turns
@@ -168,15 +171,13 @@ pub async fn send_message(
             // On a task of its own: the turn goes on (and ends, storing what it has) even if the window's
             // invocation is dropped.
             tauri::async_runtime::spawn(async move {
-                service
-                    .turn(
-                        &host,
-                        conversation.as_deref(),
-                        &message,
-                        attachments.as_deref().unwrap_or_default(),
-                        &cancel,
-                    )
-                    .await
+                let request = TurnRequest {
+                    id: Some(&turn),
+                    conversation: conversation.as_deref(),
+                    message: &message,
+                    attachments: attachments.as_deref().unwrap_or_default(),
+                };
+                service.turn(&host, request, &cancel).await
             })
             .await
         })

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 use wharf_core::chat::attach::{AttachError, Attachment};
-use wharf_core::chat::turn::{TurnError, TurnOutcome, TurnStop};
+use wharf_core::chat::turn::{TurnError, TurnOutcome, TurnRequest, TurnStop};
 use wharf_core::config::Config;
 use wharf_core::events::NoticeCode;
 use wharf_core::facade::{ChatError, ChatPaths, ChatService};
@@ -51,8 +51,14 @@ pub async fn run(
             interrupt.cancel();
         }
     });
+    let request = TurnRequest {
+        id: None,
+        conversation,
+        message,
+        attachments,
+    };
     let outcome = service
-        .turn(host, conversation, message, attachments, &cancel)
+        .turn(host, request, &cancel)
         .await
         .map_err(|e| Failure(e.to_string()))?;
     crate::print_json(&outcome_json(&outcome));
@@ -81,9 +87,18 @@ pub async fn session_turn(
             ))))
         })?,
     };
-    let outcome = service
-        .turn(host, conversation, message, &attachments, &cancel)
-        .await?;
+    // The session's request id names the turn in `chat_turn_started`.
+    let id = command.get("id").map(|id| match id {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    });
+    let request = TurnRequest {
+        id: id.as_deref(),
+        conversation,
+        message,
+        attachments: &attachments,
+    };
+    let outcome = service.turn(host, request, &cancel).await?;
     Ok(json!(outcome_json(&outcome)))
 }
 

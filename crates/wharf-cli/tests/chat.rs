@@ -485,3 +485,66 @@ fn a_tools_image_reaches_a_model_that_takes_images_and_is_named_to_one_that_does
         assert!(kept.iter().any(|b| b["type"] == "image"), "{call}");
     }
 }
+
+/// Turns in different conversations run side by side in one session, each named by its request id in
+/// `chat_turn_started`; a second turn in a conversation whose turn still runs is refused as busy.
+#[test]
+fn turns_of_different_conversations_run_together_and_one_conversation_runs_one_at_a_time() {
+    let provider = ChatProvider::start(json!([
+        {"text": "the first one hangs", "hang": true},
+        {"text": "the second answers"}
+    ]));
+    let scratch = scratch_for(&provider, "openai", json!({}));
+    let mut session = scratch.session();
+    session.send(json!({"id": 1, "cmd": "chat", "conversation": null, "message": "first"}));
+    let started = session.event("the first turn started", |v| {
+        v["event"] == "chat_turn_started" && v["turn"] == "1"
+    });
+    let first = started["conversation"].as_str().unwrap().to_string();
+    session.event("the first turn streaming", |v| v["event"] == "chat_delta");
+    // The same conversation again while its turn runs: refused, and nothing stored for it.
+    session.send(json!({"id": 2, "cmd": "chat", "conversation": first, "message": "again"}));
+    let busy = session.reply(2);
+    assert_eq!(busy["ok"], false, "{busy}");
+    assert_eq!(busy["error"]["code"], "busy", "{busy}");
+    // Another conversation meanwhile: it runs and ends while the first still hangs.
+    session.send(json!({"id": 3, "cmd": "chat", "conversation": null, "message": "second"}));
+    let second = session.reply(3);
+    assert_eq!(second["ok"], true, "{second}");
+    assert_eq!(
+        second["result"]["messages"][0]["content"],
+        "the second answers"
+    );
+    let other = second["result"]["conversation"].as_str().unwrap();
+    assert_ne!(other, first);
+    assert!(
+        session
+            .seen
+            .iter()
+            .any(|v| v["event"] == "chat_turn_started"
+                && v["turn"] == "3"
+                && v["conversation"] == other),
+        "{:#?}",
+        session.seen
+    );
+    session.send(json!({"id": 4, "cmd": "cancel", "target": 1}));
+    let ended = session.reply(1);
+    assert_eq!(ended["result"]["stopReason"], "cancelled", "{ended}");
+    // Its turn over, the first conversation takes a turn again.
+    session.send(json!({"id": 5, "cmd": "chat", "conversation": first, "message": "and now"}));
+    assert_eq!(session.reply(5)["result"]["conversation"], first.as_str());
+    assert!(session.quit().success());
+    let stored = stdout_json(&scratch.run(&["conversations", "show", &first]));
+    let users: Vec<&str> = stored["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .map(|m| m["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        users,
+        ["first", "and now"],
+        "the busy message was not stored"
+    );
+}

@@ -256,6 +256,12 @@ pub enum HostEvent {
         changes: Vec<crate::approval::pin::ToolPart>,
         pin: String,
     },
+    /// A turn began in `conversation` (created for it when the turn started a new one): `turn` is the front end's
+    /// own name for the turn, so that it knows where the turn's deltas, cards and messages go.
+    ChatTurnStarted {
+        turn: String,
+        conversation: String,
+    },
     /// A piece of the model's reply as it streams.
     ChatDelta {
         conversation: String,

@@ -39,4 +39,4 @@ grant?: GrantKind,
 /**
  * The tool differs from the definition a grant was given for: the grant was suspended and the user asked.
  */
-changed: boolean, changes: Array<ToolPart>, pin: string, } | { "event": "chat_delta", conversation: string, text: string, } | { "event": "notice", server?: string, code: NoticeCode, message: string, };
+changed: boolean, changes: Array<ToolPart>, pin: string, } | { "event": "chat_turn_started", turn: string, conversation: string, } | { "event": "chat_delta", conversation: string, text: string, } | { "event": "notice", server?: string, code: NoticeCode, message: string, };

@@ -22,7 +22,7 @@ use wharf_core::broker::{Broker, DeclaredCapabilities, DeclineAll};
 use wharf_core::chat::request::{self, RequestOptions, TurnMessage};
 use wharf_core::chat::stream::Delta;
 use wharf_core::chat::tools::ModelTools;
-use wharf_core::chat::turn::system_prompt;
+use wharf_core::chat::turn::{system_prompt, TurnRequest};
 use wharf_core::facade::{ChatPaths, ChatService};
 use wharf_core::sampling::provider::stream_reply;
 use wharf_core::{Config, EventSink, Host, HostEvent, HostOptions};
@@ -213,7 +213,14 @@ async fn measure(args: &ChatArgs, dir: &std::path::Path) -> Result<String, Bench
             }
             let started = Instant::now();
             let outcome = service
-                .turn(&host, None, "hi", &[], &CancellationToken::new())
+                .turn(
+                    &host,
+                    TurnRequest {
+                        message: "hi",
+                        ..TurnRequest::default()
+                    },
+                    &CancellationToken::new(),
+                )
                 .await
                 .map_err(|e| BenchError::Setup(format!("through Wharf: {e}")))?;
             let whole = started.elapsed();

@@ -58,6 +58,7 @@ pub struct TurnContext<'a> {
     pub host: &'a Host,
     pub approvals: &'a Approvals,
     pub store: &'a ConversationStore,
+    pub running: &'a RunningConversations,
     pub events: &'a EventSink,
     pub settings: &'a ChatSettings,
 }
@@ -73,6 +74,54 @@ pub enum TurnError {
     EmptyMessage,
     #[error("{0}")]
     Attachment(#[from] super::attach::AttachError),
+    #[error("a turn is already running in conversation {0}: stop it or wait for it to end")]
+    Busy(String),
+}
+
+/// What a front end asks of a turn.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TurnRequest<'a> {
+    /// The front end's own name for the turn, told back in `chat_turn_started` with its conversation.
+    pub id: Option<&'a str>,
+    /// The conversation to go on with; `None` starts a new one.
+    pub conversation: Option<&'a str>,
+    pub message: &'a str,
+    pub attachments: &'a [super::attach::Attachment],
+}
+
+/// The conversations a turn runs in now: one turn at a time in each, as a conversation is one thread.
+#[derive(Debug, Default)]
+pub struct RunningConversations(std::sync::Mutex<HashSet<String>>);
+
+/// A conversation claimed for a turn, released when the turn ends (however it ends).
+pub struct Claim<'a> {
+    running: &'a RunningConversations,
+    conversation: String,
+}
+
+impl RunningConversations {
+    /// The conversation for a turn, unless one runs in it already.
+    pub fn claim(&self, conversation: &str) -> Option<Claim<'_>> {
+        let mut running = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        running.insert(conversation.to_string()).then(|| Claim {
+            running: self,
+            conversation: conversation.to_string(),
+        })
+    }
+}
+
+impl Drop for Claim<'_> {
+    fn drop(&mut self) {
+        let mut running = self
+            .running
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        running.remove(&self.conversation);
+    }
 }
 
 /// Why a turn ended.
@@ -152,11 +201,24 @@ pub struct TurnOutcome {
 /// until it stops, the step limit, an error or `cancel`.
 pub async fn run_turn(
     cx: &TurnContext<'_>,
-    conversation: Option<&str>,
-    message: &str,
-    attachments: &[super::attach::Attachment],
+    request: TurnRequest<'_>,
     cancel: &CancellationToken,
 ) -> Result<TurnOutcome, TurnError> {
+    let TurnRequest {
+        id,
+        conversation,
+        message,
+        attachments,
+    } = request;
+    // Claimed before anything is read or stored: a second turn in the same thread would interleave the two.
+    let claimed = match conversation {
+        Some(existing) => Some(
+            cx.running
+                .claim(existing)
+                .ok_or_else(|| TurnError::Busy(existing.to_string()))?,
+        ),
+        None => None,
+    };
     if message.trim().is_empty() && attachments.is_empty() {
         return Err(TurnError::EmptyMessage);
     }
@@ -166,11 +228,18 @@ pub async fn run_turn(
         .await?
         .map(crate::secrets::Secret::into_inner);
     let conversation = match conversation {
-        Some(id) => cx.store.summary(id)?.id,
+        Some(existing) => cx.store.summary(existing)?.id,
         None => {
             let title = one_line(sent.trim(), TITLE_CHARS);
             cx.store.create(Some(&title))?.id
         }
+    };
+    let _claim = match claimed {
+        Some(claim) => claim,
+        None => cx
+            .running
+            .claim(&conversation)
+            .ok_or_else(|| TurnError::Busy(conversation.clone()))?,
     };
     let stored = cx.store.messages(&conversation)?;
     let known = history::offered_tools(&stored);
@@ -194,6 +263,13 @@ pub async fn run_turn(
         },
     )?;
     messages.push(TurnMessage::User(sent));
+    if let Some(turn) = id {
+        // After the user's message is stored: a front end that reads the conversation now finds it.
+        cx.events.emit(HostEvent::ChatTurnStarted {
+            turn: turn.to_string(),
+            conversation: conversation.clone(),
+        });
+    }
     let turn = Turn {
         cx,
         conversation: &conversation,

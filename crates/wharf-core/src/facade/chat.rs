@@ -7,7 +7,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::approval::Approvals;
 use crate::chat::turn::{
-    run_turn, ChatSettings, TurnContext, TurnError, TurnOutcome, DEFAULT_IDLE, DEFAULT_MAX_TOKENS,
+    run_turn, ChatSettings, RunningConversations, TurnContext, TurnError, TurnOutcome, TurnRequest,
+    DEFAULT_IDLE, DEFAULT_MAX_TOKENS,
 };
 use crate::config::Config;
 use crate::conversations::{ConversationError, ConversationStore};
@@ -42,6 +43,7 @@ impl ChatError {
             ChatError::Turn(TurnError::EmptyMessage) => ErrorCode::Invalid,
             ChatError::Turn(TurnError::Attachment(_)) => ErrorCode::Invalid,
             ChatError::Turn(TurnError::ApiKey(_)) => ErrorCode::Keyring,
+            ChatError::Turn(TurnError::Busy(_)) => ErrorCode::Busy,
             ChatError::Store(_) | ChatError::Turn(TurnError::Conversation(_)) => ErrorCode::Write,
         }
     }
@@ -99,6 +101,7 @@ pub struct ChatService {
     pub approvals: Approvals,
     pub store: ConversationStore,
     settings: std::sync::RwLock<Result<ChatSettings, String>>,
+    running: RunningConversations,
 }
 
 /// Where a front end's chat keeps its files.
@@ -131,6 +134,7 @@ impl ChatService {
             approvals,
             store,
             settings: std::sync::RwLock::new(chat_settings(config).map_err(|e| e.to_string())),
+            running: RunningConversations::default(),
         };
         Ok((service, notices))
     }
@@ -150,14 +154,13 @@ impl ChatService {
             .and_then(|s| s.clone())
     }
 
-    /// One turn: `message` added to `conversation` (a new one when `None`), the model answering with the tools of
-    /// every server that is up, until it stops, the step limit, an error or `cancel`.
+    /// One turn: the request's message added to its conversation (a new one when it names none), the model
+    /// answering with the tools of every server that is up, until it stops, the step limit, an error or `cancel`.
+    /// Turns in different conversations run side by side; a second one in the same conversation is refused (busy).
     pub async fn turn(
         &self,
         host: &Host,
-        conversation: Option<&str>,
-        message: &str,
-        attachments: &[crate::chat::attach::Attachment],
+        request: TurnRequest<'_>,
         cancel: &CancellationToken,
     ) -> Result<TurnOutcome, ChatError> {
         let settings = self.settings().map_err(ChatError::BadProvider)?;
@@ -165,10 +168,11 @@ impl ChatService {
             host,
             approvals: &self.approvals,
             store: &self.store,
+            running: &self.running,
             events: host.events(),
             settings: &settings,
         };
-        Ok(run_turn(&cx, conversation, message, attachments, cancel).await?)
+        Ok(run_turn(&cx, request, cancel).await?)
     }
 }
 

@@ -33,6 +33,7 @@ wire_codes! {
         NotABlob = "not_a_blob",
         NotAFolder = "not_a_folder",
         NotOpen = "not_open",
+        Busy = "busy",
         // The machine: files, the keyring, dialogs, the workspace.
         Write = "write",
         Unreadable = "unreadable",

@@ -185,7 +185,8 @@ export function describeEvent(event: HostEvent): Described | null {
         text: `the model's call of ${event.tool}: ${event.decision.replace(/_/g, " ")}${why}${changed}`,
       };
     }
-    // Streamed text goes to the thread only.
+    // Streamed text and the start of a turn go to the thread only.
+    case "chat_turn_started":
     case "chat_delta":
     case "stderr":
       return null;
