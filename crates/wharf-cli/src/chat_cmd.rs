@@ -69,6 +69,29 @@ pub async fn run(
     }
 }
 
+/// `wharf chat --summarize ID`: a new conversation that starts with the model's summary of `ID`. No server is
+/// started: a summary needs none.
+pub async fn summarize(
+    host: &Host,
+    service: &ChatService,
+    conversation: &str,
+) -> Result<ExitCode, Failure> {
+    service.settings().map_err(Failure)?;
+    let cancel = CancellationToken::new();
+    let interrupt = cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            interrupt.cancel();
+        }
+    });
+    let summarized = service
+        .summarize(host, conversation, &cancel)
+        .await
+        .map_err(|e| Failure(e.to_string()))?;
+    crate::print_json(&json!(summarized));
+    Ok(ExitCode::SUCCESS)
+}
+
 /// The session's `chat` command: deltas stream as `chat_delta` events (the host's sink), and the reply is the same
 /// object as `wharf chat` prints.
 pub async fn session_turn(

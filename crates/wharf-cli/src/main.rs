@@ -105,7 +105,11 @@ pub(crate) enum Command {
         /// The arguments of the --prompt, as a JSON object.
         #[arg(long, value_name = "JSON")]
         prompt_args: Option<String>,
-        message: String,
+        /// Instead of a turn: the model's summary of this conversation starts a new one to go on in.
+        #[arg(long, value_name = "ID", conflicts_with_all = ["conversation", "resource", "prompt", "message"])]
+        summarize: Option<String>,
+        #[arg(required_unless_present = "summarize")]
+        message: Option<String>,
     },
     /// A long-running host driven by JSON commands on stdin.
     Session,
@@ -291,19 +295,26 @@ async fn run(cli: Cli) -> Result<ExitCode, Failure> {
             resource,
             prompt,
             prompt_args,
+            summarize,
             message,
         } => {
             let attachments = chat_cmd::attachments(&resource, &prompt, prompt_args.as_deref())?;
             let chat = chat_cmd::open(builder.config(), &events.sink())?;
             let host = builder.build(events.sink());
-            let outcome = chat_cmd::run(
-                &host,
-                &chat,
-                conversation.as_deref(),
-                &message,
-                &attachments,
-            )
-            .await;
+            let outcome = match (summarize, message) {
+                (Some(id), _) => chat_cmd::summarize(&host, &chat, &id).await,
+                (None, message) => {
+                    let message = message.unwrap_or_default();
+                    chat_cmd::run(
+                        &host,
+                        &chat,
+                        conversation.as_deref(),
+                        &message,
+                        &attachments,
+                    )
+                    .await
+                }
+            };
             host.shutdown().await;
             outcome
         }

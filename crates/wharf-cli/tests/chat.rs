@@ -16,7 +16,7 @@ mod chat_turns;
 use chat_provider::ChatProvider;
 use chat_turns::*;
 use peers::*;
-use serde_json::json;
+use serde_json::{json, Value};
 
 #[test]
 fn a_text_reply_streams_into_the_conversation_in_both_flavours() {
@@ -547,4 +547,87 @@ fn turns_of_different_conversations_run_together_and_one_conversation_runs_one_a
         ["first", "and now"],
         "the busy message was not stored"
     );
+}
+
+/// `wharf chat --summarize ID`: the model gets the conversation as a transcript (no tools offered) and its summary
+/// starts a new conversation, which goes on as any other; the old one is left as it was.
+#[test]
+fn a_summary_carries_a_conversation_into_a_new_one() {
+    let provider = ChatProvider::start(json!([
+        {"tool_calls": [{"id": "e1", "name": "py__echo", "arguments": {"message": "the port is 8443"}}]},
+        {"text": "The port is 8443."},
+        {"text": "You asked for the port; it is 8443. Nothing is left to do."},
+        {"text": "Going on."},
+        {"status": 500, "body": {"error": {"message": "scripted outage"}}}
+    ]));
+    let mut config =
+        json!({"servers": {"py": allowed_python()}, "chat": provider.chat_config("openai")});
+    config["chat"]["maxSteps"] = json!(5);
+    let scratch = Scratch::new(config);
+    let (out, turn) = chat(&scratch, &[], "which port?");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_text(&out));
+    let old = turn["conversation"].as_str().unwrap().to_string();
+    let before = stdout_json(&scratch.run(&["conversations", "show", &old]));
+
+    let out = scratch.run(&["chat", "--summarize", &old]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_text(&out));
+    let summarized = stdout_json(&out);
+    assert_eq!(summarized["continues"], old.as_str());
+    assert_eq!(
+        summarized["summary"],
+        "You asked for the port; it is 8443. Nothing is left to do."
+    );
+    let new = summarized["conversation"].as_str().unwrap();
+    assert_ne!(new, old);
+    // The model was given a transcript, with the tool's result, and no tools.
+    let request = &provider.requests()[2];
+    assert!(request.get("tools").is_none(), "{request}");
+    let asked = request["messages"][1]["content"].as_str().unwrap();
+    assert!(
+        asked.starts_with("Summarize the conversation below"),
+        "{asked}"
+    );
+    assert!(asked.contains("User: which port?"), "{asked}");
+    assert!(
+        asked.contains("Tool result (py/echo): the port is 8443"),
+        "{asked}"
+    );
+    // The new conversation starts with the summary and goes on; the old one is as it was.
+    let shown = stdout_json(&scratch.run(&["conversations", "show", new]));
+    assert_eq!(shown["title"], "Continued: which port?");
+    let first = shown["messages"][0]["text"].as_str().unwrap();
+    assert!(first.contains("it is 8443"), "{first}");
+    let out = scratch.run(&["chat", "--conversation", new, "and then?"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_text(&out));
+    let users: Vec<Value> = provider.requests()[3]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .map(|m| m["content"].clone())
+        .collect();
+    assert!(
+        users[0].as_str().unwrap().contains("it is 8443"),
+        "{users:?}"
+    );
+    assert_eq!(users[1], "and then?");
+    assert_eq!(
+        stdout_json(&scratch.run(&["conversations", "show", &old])),
+        before
+    );
+    // A provider that fails: exit 2 with why, and no new conversation.
+    let listed = stdout_json(&scratch.run(&["conversations", "list"]));
+    let out = scratch.run(&["chat", "--summarize", &old]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_text(&out).contains("could not summarize"),
+        "{}",
+        stderr_text(&out)
+    );
+    assert_eq!(
+        stdout_json(&scratch.run(&["conversations", "list"])),
+        listed
+    );
+    let out = scratch.run(&["chat", "--summarize", "no-such-id"]);
+    assert_eq!(out.status.code(), Some(2));
 }

@@ -10,6 +10,7 @@ pub mod attach;
 pub mod context;
 pub mod request;
 pub mod stream;
+pub mod summary;
 pub mod tools;
 pub mod turn;
 pub mod vet;

@@ -3,4 +3,9 @@
 /**
  * The conversation's size against the model's window, as the front ends show it.
  */
-export type ContextEstimate = { tokens: number, window: number, };
+export type ContextEstimate = { tokens: number, window: number, 
+/**
+ * The conversation fills the share of the window meant for it even with earlier tool results shortened: the
+ * front ends offer to carry it into a new conversation with a summary.
+ */
+full: boolean, };

@@ -4,8 +4,8 @@
 //!
 //! Near the window, the results of earlier tool calls are shortened first (their images left out, their beginning
 //! kept, and the model told how much was left out): the current turn's results are kept whole. What still does not
-//! fit is not dropped: the user is told to start a new conversation or ask for a summary. However much room there
-//! is, one request carries at most `MAX_REQUEST_IMAGES` images, the newest.
+//! fit is not dropped: the user is offered to carry the conversation into a new one with a summary. However much
+//! room there is, one request carries at most `MAX_REQUEST_IMAGES` images, the newest.
 
 use serde::Serialize;
 
@@ -33,6 +33,29 @@ pub struct ContextEstimate {
     pub tokens: u64,
     #[ts(type = "number")]
     pub window: u64,
+    /// The conversation fills the share of the window meant for it even with earlier tool results shortened: the
+    /// front ends offer to carry it into a new conversation with a summary.
+    pub full: bool,
+}
+
+impl ContextEstimate {
+    /// An empty conversation's estimate.
+    pub fn empty(window: u64) -> ContextEstimate {
+        ContextEstimate {
+            tokens: 0,
+            window,
+            full: false,
+        }
+    }
+
+    /// The provider's own count of a request in place of the estimate.
+    pub fn counted(self, tokens: u64) -> ContextEstimate {
+        ContextEstimate {
+            tokens,
+            window: self.window,
+            full: self.full || tokens > self.window * FILL_PERCENT / 100,
+        }
+    }
 }
 
 /// The estimated tokens of `messages`, with `fixed` characters sent besides them (the system prompt, the tools).
@@ -125,7 +148,11 @@ pub fn fit(fixed: usize, messages: &mut [TurnMessage], window: u64) -> Fitted {
         }
     }
     Fitted {
-        estimate: ContextEstimate { tokens, window },
+        estimate: ContextEstimate {
+            tokens,
+            window,
+            full: tokens > limit,
+        },
         shortened,
         overfull: tokens > limit,
     }
@@ -250,7 +277,11 @@ mod tests {
     fn what_cannot_be_shortened_is_said_overfull_and_nothing_is_dropped() {
         let mut messages = vec![TurnMessage::User("x".repeat(100_000))];
         let fitted = fit(0, &mut messages, 10_000);
-        assert!(fitted.overfull);
+        assert!(fitted.overfull && fitted.estimate.full);
+        // The provider's count decides as well: over the fill share is full, and full stays full.
+        let empty = ContextEstimate::empty(10_000);
+        assert!(!empty.counted(8_000).full && empty.counted(8_001).full);
+        assert!(fitted.estimate.counted(10).full);
         assert_eq!(messages.len(), 1);
         // A conversation well within the window is left as it is.
         let mut small = vec![

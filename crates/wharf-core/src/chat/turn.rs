@@ -76,6 +76,10 @@ pub enum TurnError {
     Attachment(#[from] super::attach::AttachError),
     #[error("a turn is already running in conversation {0}: stop it or wait for it to end")]
     Busy(String),
+    #[error("the summary was stopped")]
+    SummaryStopped,
+    #[error("the model could not summarize the conversation: {0}")]
+    Summary(String),
 }
 
 /// What a front end asks of a turn.
@@ -327,10 +331,8 @@ impl Turn<'_> {
         let mut usage = Usage::default();
         let mut error = None;
         let mut stop = TurnStop::MaxSteps;
-        let mut context = super::context::ContextEstimate {
-            tokens: 0,
-            window: u64::from(self.cx.settings.context_tokens),
-        };
+        let mut context =
+            super::context::ContextEstimate::empty(u64::from(self.cx.settings.context_tokens));
         let (mut told_shortened, mut told_overfull) = (false, false);
         for step in 0..self.cx.settings.max_steps {
             if step > 0 {
@@ -357,8 +359,9 @@ impl Turn<'_> {
             }
             if fitted.overfull && !told_overfull {
                 told_overfull = true;
-                let note = "The conversation is near the end of the model's window (chat.contextTokens): start a \
-                            new conversation, or ask the model for a summary to go on from."
+                let note = "The conversation is near the end of the model's window (chat.contextTokens): carry it \
+                            into a new conversation with a summary (Summarize, or wharf chat --summarize), or start \
+                            a new one."
                     .to_string();
                 self.store(Role::Notice, &note, None);
                 entries.push(notice(note));
@@ -383,7 +386,7 @@ impl Turn<'_> {
             };
             if reply.usage.input_tokens > 0 {
                 // The provider's own count of what this request took, in place of the estimate.
-                context.tokens = reply.usage.input_tokens + reply.usage.output_tokens;
+                context = context.counted(reply.usage.input_tokens + reply.usage.output_tokens);
             }
             usage.input_tokens += reply.usage.input_tokens;
             usage.output_tokens += reply.usage.output_tokens;

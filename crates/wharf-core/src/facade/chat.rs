@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use tokio_util::sync::CancellationToken;
 
 use crate::approval::Approvals;
+use crate::chat::summary::{summarize, Summarized};
 use crate::chat::turn::{
     run_turn, ChatSettings, RunningConversations, TurnContext, TurnError, TurnOutcome, TurnRequest,
     DEFAULT_IDLE, DEFAULT_MAX_TOKENS,
@@ -44,6 +45,8 @@ impl ChatError {
             ChatError::Turn(TurnError::Attachment(_)) => ErrorCode::Invalid,
             ChatError::Turn(TurnError::ApiKey(_)) => ErrorCode::Keyring,
             ChatError::Turn(TurnError::Busy(_)) => ErrorCode::Busy,
+            ChatError::Turn(TurnError::SummaryStopped) => ErrorCode::Cancelled,
+            ChatError::Turn(TurnError::Summary(_)) => ErrorCode::Connection,
             ChatError::Store(_) | ChatError::Turn(TurnError::Conversation(_)) => ErrorCode::Write,
         }
     }
@@ -173,6 +176,26 @@ impl ChatService {
             settings: &settings,
         };
         Ok(run_turn(&cx, request, cancel).await?)
+    }
+
+    /// A conversation that fills the model's window carried into a new one: the model's summary of it becomes the
+    /// new conversation's first message. The old conversation is left as it is.
+    pub async fn summarize(
+        &self,
+        host: &Host,
+        conversation: &str,
+        cancel: &CancellationToken,
+    ) -> Result<Summarized, ChatError> {
+        let settings = self.settings().map_err(ChatError::BadProvider)?;
+        let cx = TurnContext {
+            host,
+            approvals: &self.approvals,
+            store: &self.store,
+            running: &self.running,
+            events: host.events(),
+            settings: &settings,
+        };
+        Ok(summarize(&cx, conversation, cancel).await?)
     }
 }
 

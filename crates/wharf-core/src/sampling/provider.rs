@@ -344,8 +344,8 @@ impl ProviderError {
                 "The provider failed (HTTP {status}: {message}); try again later."
             ),
             ProviderError::Http { status, message } if is_context_overflow(*status, message) => format!(
-                "The conversation is too long for the model (HTTP {status}: {message}): start a new conversation, \
-                 ask for a summary in a shorter one, or set chat.contextTokens to the model's real window."
+                "The conversation is too long for the model (HTTP {status}: {message}): carry it into a new \
+                 conversation with a summary, or set chat.contextTokens to the model's real window."
             ),
             ProviderError::Http { status, message } => format!(
                 "The provider rejected the request (HTTP {status}: {message}); check the model name and settings."
