@@ -222,6 +222,58 @@ describe("the thread", () => {
     finish(undefined as never);
   });
 
+  it("follows the open conversation's turn while another runs, and the list marks the running and the waiting", async () => {
+    const row = (id: string, title: string) => ({ id, title, createdAt: 1, updatedAt: 1, messages: 1 });
+    mocked.listConversations.mockResolvedValue([row("a", "A"), row("b", "B")]);
+    await showChat();
+    await app.chat.refreshList();
+    await app.chat.openConversation("a");
+    let endA: (e: unknown) => void = () => undefined;
+    mocked.sendMessage.mockReturnValueOnce(new Promise((_, reject) => (endA = reject)));
+    const input = $<HTMLTextAreaElement>('[data-testid="chat-input"]');
+    input.value = "to a";
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+    await flush();
+    const turnA = String(mocked.sendMessage.mock.calls[0]?.[0]);
+    app.chat.handleEvent({ event: "chat_turn_started", turn: turnA, conversation: "a" });
+    app.chat.handleEvent({ event: "chat_delta", conversation: "a", text: "A streams" });
+    await flush();
+    const marked = (testid: string): (string | null)[] =>
+      [...target.querySelectorAll(`[data-testid="conversation-row"]:has([data-testid="${testid}"])`)].map((e) =>
+        e.getAttribute("data-conversation"),
+      );
+    expect(marked("conversation-running")).toEqual(["a"]);
+    expect(target.querySelector('[data-testid="chat-send"]')).toBeNull();
+
+    // Another conversation: its composer sends; A's text is not in its thread.
+    $('[data-testid="conversation-row"][data-conversation="b"] [data-testid="conversation-open"]').click();
+    await flush();
+    expect(target.querySelector('[data-testid="chat-stop"]')).toBeNull();
+    expect(target.querySelector('[data-testid="chat-streaming"]')).toBeNull();
+    input.value = "to b";
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    flushSync();
+    expect($<HTMLButtonElement>('[data-testid="chat-send"]').disabled).toBe(false);
+
+    // A's turn waits on a card: its row says so, from any thread.
+    const id = fresh();
+    app.dialogs.add(card(id, "a"));
+    await flush();
+    expect(marked("conversation-waiting")).toEqual(["a"]);
+    app.dialogs.resolved(id);
+
+    // Back to A: what it streamed is still there, and its Stop.
+    $('[data-testid="conversation-row"][data-conversation="a"] [data-testid="conversation-open"]').click();
+    await flush();
+    expect($('[data-testid="chat-streaming"]').textContent).toContain("A streams");
+    expect($('[data-testid="chat-stop"]')).toBeTruthy();
+    endA({ code: "cancelled", message: "stopped", fields: [] });
+    await flush();
+    expect(marked("conversation-running")).toEqual([]);
+    mocked.listConversations.mockResolvedValue([]);
+  });
+
   it("without a model, a setup card says how to configure one", async () => {
     mocked.chatStatus.mockResolvedValue({
       ready: false,

@@ -5,7 +5,16 @@ import type { PendingInput } from "../../bindings/PendingInput";
 import type { StoredMessage } from "../../bindings/StoredMessage";
 import type { TurnOutcome } from "../../bindings/TurnOutcome";
 import * as api from "../api";
-import { createChat, questionConversation, resultTexts, threadItems } from "./chat";
+import {
+  createChat,
+  questionConversation,
+  resultTexts,
+  threadItems,
+  threadTurn,
+  turnIn,
+  type ChatStore,
+  type RunningTurn,
+} from "./chat";
 import { createNotices } from "./notices";
 
 vi.mock("../api", async (importOriginal) => {
@@ -55,11 +64,11 @@ const toolCall = (conversation: string, tool: string): HostEvent => ({
   pin: "p",
 });
 
-const outcome = (conversation: string): TurnOutcome =>
+const outcome = (conversation: string, usage = { inputTokens: 12, outputTokens: 5 }): TurnOutcome =>
   ({
     conversation,
     messages: [],
-    usage: { inputTokens: 12, outputTokens: 5 },
+    usage,
     stopReason: "end_turn",
     context: {},
   }) as unknown as TurnOutcome;
@@ -70,29 +79,44 @@ beforeEach(() => {
   mocked.conversationMessages.mockResolvedValue([]);
 });
 
+const started = (turn: string, conversation: string): HostEvent => ({ event: "chat_turn_started", turn, conversation });
+
+/** The turn id the window gave its `n`th send (from 0). */
+const sentId = (n: number): string => String(mocked.sendMessage.mock.calls[n]?.[0]);
+
+/** The running turn the thread shows. */
+const shown = (chat: ChatStore): RunningTurn | null => threadTurn(get(chat));
+
 describe("a turn", () => {
-  it("streams into a new conversation, learns its id from the first event, and shows what was stored at the end", async () => {
+  it("streams into a new conversation once chat_turn_started names it, and shows what was stored at the end", async () => {
     const chat = createChat(createNotices());
     const sent = deferred<TurnOutcome>();
     mocked.sendMessage.mockReturnValue(sent.promise);
     const done = chat.send("hello");
     expect(mocked.sendMessage).toHaveBeenCalledWith(expect.stringMatching(/^turn-/), null, "hello", []);
-    expect(get(chat).turn?.message).toBe("hello");
+    expect(shown(chat)?.message).toBe("hello");
 
+    // Another conversation's events are not this turn's, even before it knows its own.
+    chat.handleEvent(delta("c2", "nope"));
+    chat.handleEvent(started("someone-else", "c3"));
+    expect(get(chat).open).toBeNull();
+    expect(shown(chat)?.text).toBe("");
+
+    mocked.conversationMessages.mockResolvedValue([message(1, "user", "hello")]);
+    chat.handleEvent(started(sentId(0), "c1"));
+    expect(get(chat).open).toBe("c1");
+    expect(shown(chat)?.conversation).toBe("c1");
+    expect(mocked.listConversations).toHaveBeenCalled();
     chat.handleEvent(delta("c1", "Hi "));
     chat.handleEvent(delta("c1", "there"));
-    // Another conversation's events are not this turn's.
-    chat.handleEvent(delta("c2", "nope"));
-    expect(get(chat).open).toBe("c1");
-    expect(get(chat).turn?.conversation).toBe("c1");
-    expect(get(chat).turn?.text).toBe("Hi there");
+    expect(shown(chat)?.text).toBe("Hi there");
 
     const stored = [message(1, "user", "hello"), message(2, "assistant", "Hi there")];
     mocked.conversationMessages.mockResolvedValue(stored);
     sent.resolve(outcome("c1"));
     expect(await done).toBe(true);
     const state = get(chat);
-    expect(state.turn).toBeNull();
+    expect(state.turns).toEqual({});
     expect(state.messages).toEqual(stored);
     expect(state.lastTurn["c1"]?.usage).toEqual({ inputTokens: 12, outputTokens: 5 });
     expect(mocked.conversationMessages).toHaveBeenLastCalledWith("c1");
@@ -103,39 +127,143 @@ describe("a turn", () => {
     await chat.openConversation("c1");
     mocked.sendMessage.mockReturnValue(deferred<TurnOutcome>().promise);
     void chat.send("list files");
+    chat.handleEvent(started(sentId(0), "c1"));
     chat.handleEvent(delta("c1", "Let me look."));
     mocked.conversationMessages.mockClear();
 
     chat.handleEvent(toolCall("c1", "list"));
-    expect(get(chat).turn?.text).toBe("");
-    expect(get(chat).turn?.calls.map((c) => c.tool)).toEqual(["list"]);
+    expect(shown(chat)?.text).toBe("");
+    expect(shown(chat)?.calls.map((c) => c.tool)).toEqual(["list"]);
     expect(mocked.conversationMessages).toHaveBeenCalledTimes(1);
 
     chat.handleEvent(delta("c1", "Found "));
-    expect(get(chat).turn?.calls).toEqual([]);
-    expect(get(chat).turn?.text).toBe("Found ");
+    expect(shown(chat)?.calls).toEqual([]);
+    expect(shown(chat)?.text).toBe("Found ");
     expect(mocked.conversationMessages).toHaveBeenCalledTimes(2);
   });
 
-  it("sends one turn at a time, and nothing empty", async () => {
+  it("sends one turn at a time in a conversation, and nothing empty; another conversation may send meanwhile", async () => {
     const chat = createChat(createNotices());
     mocked.sendMessage.mockReturnValue(deferred<TurnOutcome>().promise);
+    await chat.openConversation("a");
     expect(await chat.send("   ")).toBe(false);
     void chat.send("one");
     expect(await chat.send("two")).toBe(false);
     expect(mocked.sendMessage).toHaveBeenCalledTimes(1);
+    await chat.openConversation("b");
+    expect(shown(chat)).toBeNull();
+    void chat.send("three");
+    expect(mocked.sendMessage).toHaveBeenLastCalledWith(expect.any(String), "b", "three", []);
+    expect(Object.keys(get(chat).turns)).toHaveLength(2);
   });
 
-  it("stops the running turn by its id; a turn that ended meanwhile is no failure", async () => {
+  it("runs turns of two conversations interleaved: each keeps its own text, calls, usage and end", async () => {
+    const chat = createChat(createNotices());
+    const first = deferred<TurnOutcome>();
+    const second = deferred<TurnOutcome>();
+    mocked.sendMessage.mockReturnValueOnce(first.promise).mockReturnValueOnce(second.promise);
+    await chat.openConversation("a");
+    const doneA = chat.send("to a");
+    chat.handleEvent(started(sentId(0), "a"));
+    chat.handleEvent(delta("a", "A1 "));
+    await chat.openConversation("b");
+    const doneB = chat.send("to b");
+    chat.handleEvent(started(sentId(1), "b"));
+    chat.handleEvent(delta("b", "B1 "));
+    chat.handleEvent(delta("a", "A2"));
+    chat.handleEvent(toolCall("b", "list"));
+    chat.handleEvent(delta("b", "B2"));
+    // The thread shows the open conversation's turn only.
+    expect(get(chat).open).toBe("b");
+    expect(shown(chat)?.text).toBe("B2");
+    expect(shown(chat)?.message).toBe("to b");
+    await chat.openConversation("a");
+    expect(shown(chat)?.text).toBe("A1 A2");
+    expect(shown(chat)?.calls).toEqual([]);
+
+    // B ends first, while A is open: A's turn and thread stay as they are.
+    mocked.conversationMessages.mockClear();
+    second.resolve(outcome("b", { inputTokens: 7, outputTokens: 2 }));
+    expect(await doneB).toBe(true);
+    expect(get(chat).open).toBe("a");
+    expect(shown(chat)?.text).toBe("A1 A2");
+    expect(get(chat).lastTurn["b"]?.usage).toEqual({ inputTokens: 7, outputTokens: 2 });
+    expect(mocked.conversationMessages).not.toHaveBeenCalledWith("b");
+    chat.handleEvent(delta("b", "late"));
+    expect(Object.values(get(chat).turns).map((t) => t.conversation)).toEqual(["a"]);
+
+    first.resolve(outcome("a"));
+    expect(await doneA).toBe(true);
+    expect(get(chat).turns).toEqual({});
+    expect(get(chat).lastTurn["a"]?.usage).toEqual({ inputTokens: 12, outputTokens: 5 });
+  });
+
+  it("starts a new conversation while another turn runs: its message shows at once, then the thread follows it", async () => {
+    const chat = createChat(createNotices());
+    mocked.sendMessage.mockReturnValueOnce(deferred<TurnOutcome>().promise);
+    await chat.openConversation("a");
+    void chat.send("long one");
+    chat.handleEvent(started(sentId(0), "a"));
+    chat.handleEvent(delta("a", "still going"));
+
+    chat.newConversation();
+    expect(shown(chat)).toBeNull();
+    const second = deferred<TurnOutcome>();
+    mocked.sendMessage.mockReturnValueOnce(second.promise);
+    const done = chat.send("fresh start");
+    expect(mocked.sendMessage).toHaveBeenLastCalledWith(expect.any(String), null, "fresh start", []);
+    expect(shown(chat)?.message).toBe("fresh start");
+    expect(shown(chat)?.text).toBe("");
+    // The other turn's text goes on in its own conversation, not into the new one.
+    chat.handleEvent(delta("a", " and on"));
+    expect(shown(chat)?.text).toBe("");
+    expect(get(chat).open).toBeNull();
+
+    mocked.listConversations.mockClear();
+    mocked.conversationMessages.mockResolvedValue([message(1, "user", "fresh start")]);
+    chat.handleEvent(started(sentId(1), "b"));
+    expect(get(chat).open).toBe("b");
+    expect(mocked.listConversations).toHaveBeenCalled();
+    await flush();
+    expect(get(chat).messages.map((m) => m.text)).toEqual(["fresh start"]);
+    chat.handleEvent(delta("b", "Hello"));
+    expect(shown(chat)?.text).toBe("Hello");
+    expect(turnIn(get(chat), "a")?.text).toBe("still going and on");
+
+    second.resolve(outcome("b"));
+    expect(await done).toBe(true);
+    expect(get(chat).open).toBe("b");
+    expect(turnIn(get(chat), "a")).not.toBeNull();
+  });
+
+  it("a new conversation's turn the user left before it started does not pull the thread along", async () => {
+    const chat = createChat(createNotices());
+    mocked.sendMessage.mockReturnValue(deferred<TurnOutcome>().promise);
+    void chat.send("first words");
+    await chat.openConversation("old");
+    chat.handleEvent(started(sentId(0), "new"));
+    expect(get(chat).open).toBe("old");
+    expect(turnIn(get(chat), "new")?.message).toBe("first words");
+    chat.newConversation();
+    expect(shown(chat)).toBeNull();
+  });
+
+  it("stops the open conversation's turn by its id; a turn that ended meanwhile is no failure", async () => {
     const notices = createNotices();
     const chat = createChat(notices);
     mocked.sendMessage.mockReturnValue(deferred<TurnOutcome>().promise);
+    await chat.openConversation("a");
     void chat.send("go");
-    const id = get(chat).turn?.id;
+    chat.handleEvent(started(sentId(0), "a"));
+    await chat.openConversation("b");
+    void chat.send("go too");
+    chat.handleEvent(started(sentId(1), "b"));
     mocked.cancelTurn.mockRejectedValue({ code: "unknown_call", message: "no turn", fields: [] });
     await chat.stop();
-    expect(mocked.cancelTurn).toHaveBeenCalledWith(id);
-    expect(get(chat).turn?.stopping).toBe(true);
+    expect(mocked.cancelTurn).toHaveBeenCalledTimes(1);
+    expect(mocked.cancelTurn).toHaveBeenCalledWith(sentId(1));
+    expect(shown(chat)?.stopping).toBe(true);
+    expect(turnIn(get(chat), "a")?.stopping).toBe(false);
     expect(get(notices)).toEqual([]);
   });
 
@@ -144,16 +272,41 @@ describe("a turn", () => {
     const chat = createChat(notices);
     mocked.sendMessage.mockRejectedValue({ code: "config", message: "no model is configured", fields: [] });
     expect(await chat.send("hi")).toBe(false);
-    expect(get(chat).turn).toBeNull();
+    expect(get(chat).turns).toEqual({});
+    expect(shown(chat)).toBeNull();
     expect(get(notices).map((n) => n.text)).toEqual(["The message was not sent: no model is configured"]);
   });
 
-  it("learns a new conversation from the approval card when the model only calls a tool", () => {
+  it("a conversation the Rust side says is busy: a notice, the other turns untouched, the composer free", async () => {
+    const notices = createNotices();
+    const chat = createChat(notices);
+    mocked.sendMessage.mockReturnValueOnce(deferred<TurnOutcome>().promise);
+    await chat.openConversation("a");
+    void chat.send("runs");
+    chat.handleEvent(started(sentId(0), "a"));
+    await chat.openConversation("b");
+    const busy = "a turn is already running in conversation b: stop it or wait for it to end";
+    mocked.sendMessage.mockRejectedValueOnce({ code: "busy", message: busy, fields: [] });
+    expect(await chat.send("again")).toBe(false);
+    expect(get(notices).map((n) => n.text)).toEqual([`The message was not sent: ${busy}`]);
+    expect(shown(chat)).toBeNull();
+    expect(Object.values(get(chat).turns).map((t) => t.conversation)).toEqual(["a"]);
+  });
+
+  it("clears the streamed text of the turn whose question arose: its reply is stored", async () => {
     const chat = createChat(createNotices());
     mocked.sendMessage.mockReturnValue(deferred<TurnOutcome>().promise);
+    await chat.openConversation("a");
     void chat.send("do it");
-    chat.handleInput(card("c9"));
-    expect(get(chat).open).toBe("c9");
+    chat.handleEvent(started(sentId(0), "a"));
+    chat.handleEvent(delta("a", "I will write."));
+    await chat.openConversation("b");
+    void chat.send("other");
+    chat.handleEvent(started(sentId(1), "b"));
+    chat.handleEvent(delta("b", "Thinking"));
+    chat.handleInput(card("a"));
+    expect(turnIn(get(chat), "a")?.text).toBe("");
+    expect(turnIn(get(chat), "b")?.text).toBe("Thinking");
   });
 });
 

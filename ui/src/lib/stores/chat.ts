@@ -1,7 +1,8 @@
 // Chat as the window holds it: whether a model is configured, the conversations on the side, the open thread as
-// stored, and the turn running now (one at a time: every chat event of this app then belongs to it). While a turn
-// runs, its streamed text and its calls' decisions come as host events; each message is stored as soon as it is
-// complete, so the thread is read again at each step rather than pieced together here.
+// stored, and the turns running now (at most one in each conversation; several conversations may run at once). A
+// turn learns its conversation from `chat_turn_started`, which names the turn's id once its message is stored; its
+// streamed text and its calls' decisions then come as host events naming that conversation. Each message is stored
+// as soon as it is complete, so the thread is read again at each step rather than pieced together here.
 
 import { get, writable, type Readable } from "svelte/store";
 import * as api from "../api";
@@ -34,7 +35,7 @@ export interface LiveCall {
 export interface RunningTurn {
   /** The id `cancel_turn` stops it by. */
   id: string;
-  /** Null until the first event of a turn that starts a new conversation names it. */
+  /** Null until `chat_turn_started` names the conversation of a turn that starts a new one. */
   conversation: string | null;
   /** The user's message, shown at once (it is stored when the turn starts). */
   message: string;
@@ -57,7 +58,11 @@ export interface ChatState {
   /** The conversation in the thread; null: a new one (its first message creates it). */
   open: string | null;
   messages: ThreadMessage[];
-  turn: RunningTurn | null;
+  /** The turns running now, by id. */
+  turns: Record<string, RunningTurn>;
+  /** The turn sent from the new conversation's thread whose conversation is not known yet: the thread shows it, and
+   * becomes its conversation once `chat_turn_started` names it. Null once the user opens another thread. */
+  fresh: string | null;
   /** Each conversation's last turn in this run: tokens and why it ended. */
   lastTurn: Record<string, { usage: Usage; stop: TurnStop; error: string | null; context: ContextEstimate }>;
 }
@@ -68,6 +73,17 @@ export type ThreadItem =
   | { kind: "assistant"; id: number; text: string }
   | { kind: "tool"; id: number; record: ToolCallRecord; view: ToolResultView | null }
   | { kind: "notice"; id: number; text: string };
+
+/** The running turn of the thread shown: the open conversation's, or the one its first message started. */
+export function threadTurn(s: ChatState): RunningTurn | null {
+  if (s.open === null) return s.fresh === null ? null : (s.turns[s.fresh] ?? null);
+  return turnIn(s, s.open);
+}
+
+/** The running turn of `conversation`, if any. */
+export function turnIn(s: ChatState, conversation: string): RunningTurn | null {
+  return Object.values(s.turns).find((t) => t.conversation === conversation) ?? null;
+}
 
 /** The stored messages as the thread shows them: an assistant message that only made calls has no text to show. */
 export function threadItems(messages: ThreadMessage[]): ThreadItem[] {
@@ -129,16 +145,18 @@ export interface ChatStore extends Readable<ChatState> {
   search(query: string): Promise<void>;
   openConversation(id: string): Promise<void>;
   newConversation(): void;
-  /** Sends a message (with what is attached to it) in the open conversation; false when it was not sent: a turn
-   * runs already, there is nothing to send, or the Rust side refused it (an attachment it could not read). */
+  /** Sends a message (with what is attached to it) in the open conversation; false when it was not sent: the open
+   * conversation's turn runs already, there is nothing to send, or the Rust side refused it (an attachment it could
+   * not read, a turn of this conversation it knew of and this window did not). */
   send(message: string, attachments?: Attachment[]): Promise<boolean>;
+  /** Stops the running turn of the thread shown. */
   stop(): Promise<void>;
   /** Makes `model` the one chat uses from the next turn on; why it could not, when it could not. */
   chooseModel(model: string): Promise<string | null>;
   rename(id: string, title: string): Promise<void>;
   remove(id: string): Promise<void>;
   handleEvent(event: HostEvent): void;
-  /** A question arose in a conversation: the running turn may learn its conversation from it. */
+  /** A question arose in a conversation: the reply that made its call is stored. */
   handleInput(input: PendingInput): void;
 }
 
@@ -149,7 +167,8 @@ const empty: ChatState = {
   hits: null,
   open: null,
   messages: [],
-  turn: null,
+  turns: {},
+  fresh: null,
   lastTurn: {},
 };
 
@@ -181,19 +200,43 @@ export function createChat(notices: NoticeStore): ChatStore {
     }
   }
 
-  /** The running turn's conversation, learned from its first event when it started a new one. */
-  function adopt(conversation: string): boolean {
+  /** Changes the turn `id`, if it still runs. */
+  function updateTurn(id: string, change: (t: RunningTurn) => Partial<RunningTurn>): void {
+    update((st) => {
+      const t = st.turns[id];
+      return t === undefined ? st : { ...st, turns: { ...st.turns, [id]: { ...t, ...change(t) } } };
+    });
+  }
+
+  function endTurn(id: string): void {
+    update((st) => {
+      const running = { ...st.turns };
+      delete running[id];
+      return { ...st, turns: running, fresh: st.fresh === id ? null : st.fresh };
+    });
+  }
+
+  /** The turn running in `conversation`, which its events belong to. */
+  function runningIn(conversation: string): RunningTurn | null {
+    return turnIn(get(state), conversation);
+  }
+
+  /** `chat_turn_started`: the turn's conversation, the thread following when it was sent from the new one. */
+  function started(id: string, conversation: string): void {
     const s = get(state);
-    if (s.turn === null) return false;
-    if (s.turn.conversation === conversation) return true;
-    if (s.turn.conversation !== null) return false;
+    const t = s.turns[id];
+    if (t === undefined) return;
+    const wasNew = t.conversation === null;
+    const follows = s.fresh === id && s.open === null;
     update((st) => ({
       ...st,
-      turn: st.turn === null ? null : { ...st.turn, conversation },
-      open: st.open === null ? conversation : st.open,
+      turns: { ...st.turns, [id]: { ...t, conversation } },
+      fresh: st.fresh === id ? null : st.fresh,
+      open: follows ? conversation : st.open,
     }));
-    void refreshList();
-    return true;
+    // The message is stored now: the thread shows it as stored, and a new conversation joins the list.
+    if (follows) void loadMessages(conversation);
+    if (wasNew) void refreshList();
   }
 
   function isOpen(conversation: string): boolean {
@@ -225,38 +268,47 @@ export function createChat(notices: NoticeStore): ChatStore {
       }
     },
     async openConversation(id) {
-      update((s) => ({ ...s, open: id, messages: [] }));
+      // A turn sent from the new conversation's thread stays where it is, and the list shows its conversation.
+      update((s) => ({ ...s, open: id, messages: [], fresh: null }));
       await loadMessages(id);
     },
     newConversation() {
       reads++;
-      update((s) => ({ ...s, open: null, messages: [] }));
+      update((s) => ({ ...s, open: null, messages: [], fresh: null }));
     },
     async send(message, attachments = []) {
       const s = get(state);
-      if (s.turn !== null || (message.trim() === "" && attachments.length === 0)) return false;
+      if (threadTurn(s) !== null || (message.trim() === "" && attachments.length === 0)) return false;
       const id = `turn-${++turns}-${Date.now()}`;
       const conversation = s.open;
       let sent = true;
       update((st) => ({
         ...st,
-        turn: {
-          id,
-          conversation,
-          message,
-          attachments,
-          text: "",
-          calls: [],
-          stopping: false,
-          baseline: st.messages.length,
+        turns: {
+          ...st.turns,
+          [id]: {
+            id,
+            conversation,
+            message,
+            attachments,
+            text: "",
+            calls: [],
+            stopping: false,
+            baseline: st.messages.length,
+          },
         },
+        fresh: conversation === null ? id : st.fresh,
       }));
+      let ended: string | null = conversation;
       try {
         const outcome = await api.sendMessage(id, conversation, message, attachments);
+        ended = outcome.conversation;
+        // Still shown as the new conversation's thread (no start was told): the thread follows it now.
+        const follows = get(state).fresh === id && get(state).open === null;
+        endTurn(id);
         update((st) => ({
           ...st,
-          turn: null,
-          open: st.open === null || st.open === conversation ? outcome.conversation : st.open,
+          open: follows ? outcome.conversation : st.open,
           lastTurn: {
             ...st.lastTurn,
             [outcome.conversation]: {
@@ -268,18 +320,20 @@ export function createChat(notices: NoticeStore): ChatStore {
           },
         }));
       } catch (e) {
-        update((st) => ({ ...st, turn: null }));
+        ended = get(state).turns[id]?.conversation ?? conversation;
+        endTurn(id);
         fail("The message was not sent", e);
         sent = false;
       }
+      // What the turn stored shows in its thread if it is the one open; the list's counts and order change.
       const open = get(state).open;
-      await Promise.all([open === null ? Promise.resolve() : loadMessages(open), refreshList()]);
+      await Promise.all([open !== null && open === ended ? loadMessages(open) : Promise.resolve(), refreshList()]);
       return sent;
     },
     async stop() {
-      const turn = get(state).turn;
+      const turn = threadTurn(get(state));
       if (turn === null || turn.stopping) return;
-      update((st) => ({ ...st, turn: st.turn === null ? null : { ...st.turn, stopping: true } }));
+      updateTurn(turn.id, () => ({ stopping: true }));
       try {
         await api.cancelTurn(turn.id);
       } catch (e) {
@@ -319,20 +373,17 @@ export function createChat(notices: NoticeStore): ChatStore {
       if (query.trim() !== "") await this.search(query);
     },
     handleEvent(event) {
-      if (event.event === "chat_delta") {
-        if (!adopt(event.conversation)) return;
-        const turn = get(state).turn;
+      if (event.event === "chat_turn_started") {
+        started(event.turn, event.conversation);
+      } else if (event.event === "chat_delta") {
+        const turn = runningIn(event.conversation);
+        if (turn === null) return;
         // The first words of a step after calls: their results are stored, and the thread shows them.
-        if (turn !== null && turn.calls.length > 0) {
-          update((st) => ({ ...st, turn: st.turn === null ? null : { ...st.turn, calls: [] } }));
-          if (isOpen(event.conversation)) void loadMessages(event.conversation);
-        }
-        update((st) => ({
-          ...st,
-          turn: st.turn === null ? null : { ...st.turn, text: st.turn.text + event.text },
-        }));
+        if (turn.calls.length > 0 && isOpen(event.conversation)) void loadMessages(event.conversation);
+        updateTurn(turn.id, (t) => ({ calls: [], text: t.text + event.text }));
       } else if (event.event === "tool_call") {
-        if (!adopt(event.conversation)) return;
+        const turn = runningIn(event.conversation);
+        if (turn === null) return;
         // The reply that made the call is stored before any call is decided: the thread shows it from now on.
         const call: LiveCall = {
           server: event.server,
@@ -340,22 +391,17 @@ export function createChat(notices: NoticeStore): ChatStore {
           arguments: event.arguments,
           decision: event.decision,
         };
-        update((st) => ({
-          ...st,
-          turn: st.turn === null ? null : { ...st.turn, text: "", calls: [...st.turn.calls, call] },
-        }));
+        updateTurn(turn.id, (t) => ({ text: "", calls: [...t.calls, call] }));
         if (isOpen(event.conversation)) void loadMessages(event.conversation);
       }
     },
     handleInput(input) {
       const conversation = questionConversation(input);
-      if (conversation === null || !adopt(conversation)) return;
-      const turn = get(state).turn;
-      if (turn !== null && turn.text !== "" && isOpen(conversation)) {
-        // The reply that made the call is stored before the card is shown.
-        update((st) => ({ ...st, turn: st.turn === null ? null : { ...st.turn, text: "" } }));
-        void loadMessages(conversation);
-      }
+      const turn = conversation === null ? null : runningIn(conversation);
+      if (conversation === null || turn === null || turn.text === "") return;
+      // The reply that made the call is stored before the card is shown: the thread shows it as stored.
+      updateTurn(turn.id, () => ({ text: "" }));
+      if (isOpen(conversation)) void loadMessages(conversation);
     },
   };
 }
