@@ -83,11 +83,12 @@ bench: deps
 	target/release/wharf bench memory $(MEMORY_ARGS)
 	target/release/wharf bench chat $(CHAT_ARGS)
 
-# Benchmarks 4 and 5 of issue 8 for the app (tests/e2e/bench.sh): cold start to the window showing 5 servers ready,
-# elicitation request to dialog visible, peak RSS of the app and its WebKit processes, each beside the app with no
-# servers. A release build of the app, under Xvfb through the e2e harness. Not part of `test`, and not run by `bench`:
-# it needs a display stack and tauri-driver, and the app's release build alone takes minutes on 2 cores.
-# BENCH_APP_ARGS passes options, e.g. make bench-app BENCH_APP_ARGS="--starts 3 --elicitations 2".
+# The app's benchmarks (tests/e2e/bench.sh): cold start to the window showing 5 servers ready, elicitation request
+# to dialog visible, peak RSS of the app and its WebKit processes, each beside the app with no servers; or, with
+# BENCH_APP_ARGS="chat", opening a 1000-message conversation beside a short one. A release build of the app, under
+# Xvfb through the e2e harness. Not part of `test`, and not run by `bench`: it needs a display stack and tauri-driver,
+# and the app's release build alone takes minutes on 2 cores. BENCH_APP_ARGS passes options, e.g.
+# make bench-app BENCH_APP_ARGS="--starts 3 --elicitations 2" or BENCH_APP_ARGS="chat --messages 2000 --starts 5".
 BENCH_APP_ARGS ?=
 bench-app: deps ui
 	bash tests/e2e/bench.sh $(BENCH_APP_ARGS)

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Benchmarks 4 and 5 of issue 8 for the desktop app (the `bench-app` binary of tests/e2e): cold start to the window
-# showing 5 servers ready, elicitation request to dialog visible, and peak RSS of the app and its WebKit processes,
-# each beside the app with no servers, measured in the same run. Prints tables; asserts nothing.
+# The desktop app's benchmarks (the `bench-app` binary of tests/e2e): cold start to the window showing 5 servers
+# ready, elicitation request to dialog visible, and peak RSS of the app and its WebKit processes, each beside the app
+# with no servers, measured in the same run; or (`chat`) opening a long stored conversation beside a short one.
+# Prints tables; asserts nothing.
 #
 # Users run release builds, so this measures one: the UI first (the app embeds ui/dist when it is compiled), then
 # `cargo build --release -p wharf-app -p wharf-demo`. Every app runs under `xvfb-run -a dbus-run-session` through
 # the e2e harness (tauri-driver + WebKitWebDriver), in a HOME of its own; nothing is left running afterwards.
 #
 # Usage: tests/e2e/bench.sh [--starts N] [--elicitations K]      (defaults: 5 starts of each, 3 dialogs per start)
+#        tests/e2e/bench.sh chat [--messages N] [--starts N]      (defaults: 1000 messages, 3 starts of each)
 # Env:   WHARF_BENCH_APP (default target/release/wharf-app, built here), NODE (default: the peers' Node 22),
 #        WHARF_PEERS, TAURI_DRIVER, WEBKIT_WEBDRIVER.
 set -euo pipefail

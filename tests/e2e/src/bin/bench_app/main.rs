@@ -1,4 +1,4 @@
-//! `bench-app`: benchmarks 4 (the app's memory) and 5 (the app) of issue 8, through the real window under Xvfb,
+//! `bench-app`: the app's start, its elicitation dialog and its memory, through the real window under Xvfb,
 //! with the e2e harness (tauri-driver + WebKitWebDriver, each app in its own HOME, display and D-Bus). Prints tables;
 //! nothing here is a test verdict. Run by `tests/e2e/bench.sh` (`make bench-app`).
 //!
