@@ -11,6 +11,7 @@ use wharf_core::chat::attach::Attachment;
 use serde::Serialize;
 use tauri::State;
 use wharf_core::approval::StoredGrant;
+use wharf_core::chat::summary::Summarized;
 use wharf_core::chat::turn::{TurnOutcome, TurnRequest};
 use wharf_core::config::Config;
 use wharf_core::conversations::{ConversationSummary, SearchHit};
@@ -187,6 +188,35 @@ pub async fn send_message(
         Err(e) => Err(CommandError::new(
             ErrorCode::Internal,
             format!("the turn ended abnormally: {e}"),
+        )),
+    }
+}
+
+/// Carries `conversation` into a new one that starts with the model's summary of it (the old one is left as it
+/// was); the reply names the new conversation. Runs as a turn named `turn_id`, so `cancel_turn` stops it.
+#[tauri::command]
+pub async fn summarize_conversation(
+    shell: State<'_, Shell>,
+    turn_id: String,
+    conversation: String,
+) -> Reply<Summarized> {
+    let service = shell.chat.service()?.clone();
+    let host = shell.host.clone();
+    let outcome = shell
+        .chat
+        .turns
+        .run(&turn_id, |cancel| async move {
+            tauri::async_runtime::spawn(async move {
+                service.summarize(&host, &conversation, &cancel).await
+            })
+            .await
+        })
+        .await;
+    match outcome {
+        Ok(result) => Ok(result?),
+        Err(e) => Err(CommandError::new(
+            ErrorCode::Internal,
+            format!("the summary ended abnormally: {e}"),
         )),
     }
 }

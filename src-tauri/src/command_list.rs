@@ -59,6 +59,7 @@ macro_rules! tauri_commands {
             chat_commands::chat_status,
             chat_commands::send_message,
             chat_commands::cancel_turn,
+            chat_commands::summarize_conversation,
             chat_commands::list_conversations,
             chat_commands::search_conversations,
             chat_commands::rename_conversation,

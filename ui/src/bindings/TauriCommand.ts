@@ -53,6 +53,7 @@ export type TauriCommand =
   | "chat_status"
   | "send_message"
   | "cancel_turn"
+  | "summarize_conversation"
   | "list_conversations"
   | "search_conversations"
   | "rename_conversation"

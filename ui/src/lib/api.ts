@@ -39,6 +39,7 @@ import type { StartupReport } from "../bindings/StartupReport";
 import type { TemplateVariable } from "../bindings/TemplateVariable";
 import type { ThreadMessage } from "../bindings/ThreadMessage";
 import type { ToolGrant } from "../bindings/ToolGrant";
+import type { Summarized } from "../bindings/Summarized";
 import type { TurnOutcome } from "../bindings/TurnOutcome";
 import type { ListedTool } from "../bindings/ListedTool";
 import type { ToolResultView } from "../bindings/ToolResultView";
@@ -175,6 +176,9 @@ export const sendMessage = (
   attachments: Attachment[],
 ): Promise<TurnOutcome> => call("send_message", { turnId, conversation, message, attachments });
 export const cancelTurn = (turnId: string): Promise<null> => call("cancel_turn", { turnId });
+/** A new conversation that starts with the model's summary of `conversation`; `cancelTurn(turnId)` stops it. */
+export const summarizeConversation = (turnId: string, conversation: string): Promise<Summarized> =>
+  call("summarize_conversation", { turnId, conversation });
 export const listConversations = (): Promise<ConversationSummary[]> => call("list_conversations");
 export const searchConversations = (query: string): Promise<SearchHit[]> => call("search_conversations", { query });
 export const renameConversation = (conversation: string, title: string): Promise<null> =>
