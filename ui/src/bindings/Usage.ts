@@ -3,4 +3,4 @@
 /**
  * Tokens, as the provider counted them.
  */
-export type Usage = { inputTokens: bigint, outputTokens: bigint, };
+export type Usage = { inputTokens: number, outputTokens: number, };

@@ -62,7 +62,10 @@ pub struct ToolCall {
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
 pub struct Usage {
+    // JSON numbers reach the window as numbers, not as bigints.
+    #[ts(type = "number")]
     pub input_tokens: u64,
+    #[ts(type = "number")]
     pub output_tokens: u64,
 }
 
