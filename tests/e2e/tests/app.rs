@@ -17,7 +17,8 @@
 //! resources, prompts, completion and subscription updates the Resources and Prompts views; the scripted provider
 //! fixture (`tests/fixtures/chat_provider.py`) with the demo server covers chat: approval in the thread, an edited
 //! argument, a link through consent, Stop mid-stream, the conversation after a restart, and a resource and a `/`
-//! prompt attached to a message, the model chooser, and a model's tool result rendered as the Tools screen does.
+//! prompt attached to a message, the model chooser, a model's tool result rendered as the Tools screen does, and
+//! turns of two conversations at once.
 //!
 //! One test binary, `app` (run.sh and the Makefile run `--test app`): the groups of tests are its modules under
 //! app/, and the timeouts and helpers they share are here.

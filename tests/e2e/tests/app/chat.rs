@@ -7,15 +7,18 @@
 //! chosen with `/` (filled in the Prompts view's form) go with a message: the model is given their text, and the
 //! thread shows them as chips. A model chosen in the header is written into the file in place and the next turn goes
 //! to it. A model's call of the demo's `picture` shows its image and resource link as the Tools screen does, and the
-//! link opens in the Resources view.
+//! link opens in the Resources view. A new conversation is answered while another's turn still streams (the list
+//! marks the one running), and the first, opened again, keeps its streamed text through its Stop.
 
-use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::path::PathBuf;
 
 use super::*;
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
 use wharf_e2e::{with_launch, Home, Launch};
+
+// Beside this file: chat's tests grew past what one file should hold.
+#[path = "chat_provider.rs"]
+mod provider;
+use provider::Provider;
 
 /// A turn's step: the provider streams at once, the demo server answers at once; generous for a loaded machine.
 const TURN: Duration = Duration::from_secs(30);
@@ -24,54 +27,6 @@ const MODEL: &str = "scripted-model";
 const FIRST_MESSAGE: &str = "Please echo something";
 const EDITED: &str = "edited by the user";
 const LINK: &str = "https://example.com/docs";
-
-/// The scripted provider, running for the test: killed when dropped.
-struct Provider {
-    _child: Child,
-    base_url: String,
-    record: PathBuf,
-}
-
-impl Provider {
-    async fn start(dir: &Path, script: &Value) -> Result<Provider> {
-        let script_path = dir.join("chat-script.json");
-        let record = dir.join("chat-record.jsonl");
-        std::fs::write(&script_path, script.to_string())
-            .map_err(|e| Error::Check(format!("cannot write the script: {e}")))?;
-        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/chat_provider.py");
-        let mut child = Command::new("python3")
-            .arg(&fixture)
-            .arg(&script_path)
-            .arg(&record)
-            .stdout(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|e| Error::Check(format!("cannot start {}: {e}", fixture.display())))?;
-        let stdout = child
-            .stdout
-            .take()
-            .ok_or_else(|| Error::Check("the provider has no stdout".into()))?;
-        let mut line = String::new();
-        tokio::time::timeout(UI, BufReader::new(stdout).read_line(&mut line))
-            .await
-            .map_err(|_| Error::Check("the provider printed no URL".into()))?
-            .map_err(|e| Error::Check(format!("cannot read the provider's URL: {e}")))?;
-        Ok(Provider {
-            _child: child,
-            base_url: line.trim().to_owned(),
-            record,
-        })
-    }
-
-    /// Every line the provider recorded (requests, and disconnections of a hanging reply).
-    fn recorded(&self) -> Vec<Value> {
-        std::fs::read_to_string(&self.record)
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|l| serde_json::from_str(l).ok())
-            .collect()
-    }
-}
 
 fn script() -> Value {
     json!({"replies": [
@@ -517,6 +472,129 @@ async fn a_model_s_tool_call_shows_its_image_and_resource_link_as_the_tools_scre
             Ok(text.filter(|t| t.contains("# Wharf demo server")))
         })
         .await?;
+        Ok(())
+    })
+    .await
+}
+
+/// The conversation row `id`'s element `testid`.
+fn in_conversation(id: &str, testid: &str) -> String {
+    format!(
+        r#"[data-testid="conversation-row"][data-conversation="{id}"] [data-testid="{testid}"]"#
+    )
+}
+
+/// The conversation the thread shows, once it has one.
+async fn open_conversation(app: &App) -> Result<String> {
+    app.wait_until(
+        "the thread to show a stored conversation",
+        TURN,
+        async || {
+            let open = app
+                .attr(Locator::Css(&testid("chat-thread")), "data-conversation")
+                .await?;
+            Ok(open.filter(|id| !id.is_empty()))
+        },
+    )
+    .await
+}
+
+#[tokio::test]
+async fn a_new_conversation_is_answered_while_another_s_turn_streams_and_that_one_is_stopped_later(
+) -> Result<()> {
+    let home = Home::new()?;
+    let script = json!({"replies": [
+        {"text": "A streams and then", "hang": true},
+        {"text": "B is answered."}
+    ]});
+    let provider = Provider::start(home.path(), &script).await?;
+    let config = json!({
+        "servers": {},
+        "chat": {"provider": {"kind": "openai", "baseUrl": provider.base_url, "model": MODEL}}
+    });
+    with_launch(Launch::config(config).home(&home), async |app| {
+        // A: a turn that streams, then hangs.
+        app.fill(Locator::Css(&testid("chat-input")), "Question A", UI)
+            .await?;
+        app.click(Locator::Css(&testid("chat-send")), UI).await?;
+        app.wait_until("A's reply to stream", TURN, async || {
+            let text = app.text(Locator::Css(&testid("chat-streaming"))).await?;
+            Ok(text.filter(|t| t.contains("A streams and then")))
+        })
+        .await?;
+        let a = open_conversation(app).await?;
+        app.wait_for(
+            Locator::Css(&in_conversation(&a, "conversation-running")),
+            UI,
+        )
+        .await?;
+
+        // B: a new conversation while A streams; its message shows at once, and its answer comes.
+        app.click(Locator::Css(&testid("chat-new")), UI).await?;
+        app.fill(Locator::Css(&testid("chat-input")), "Question B", UI)
+            .await?;
+        app.click(Locator::Css(&testid("chat-send")), UI).await?;
+        wait_message(app, "user", "Question B").await?;
+        wait_message(app, "assistant", "B is answered.").await?;
+        app.wait_for(Locator::Css(&testid("chat-send")), TURN)
+            .await?;
+        let b = open_conversation(app).await?;
+        check(b != a, "B's turn went into A's conversation")?;
+        check(
+            app.count(Locator::Css(&testid("chat-streaming"))).await? == 0,
+            "A's streamed text shows in B's thread",
+        )?;
+        // A still runs, and the list says so; B's turn is over.
+        app.wait_for(Locator::Css(&in_conversation(&b, "conversation-open")), UI)
+            .await?;
+        app.wait_gone(
+            Locator::Css(&in_conversation(&b, "conversation-running")),
+            UI,
+        )
+        .await?;
+        app.wait_for(
+            Locator::Css(&in_conversation(&a, "conversation-running")),
+            UI,
+        )
+        .await?;
+        check(
+            !provider
+                .recorded()
+                .iter()
+                .any(|r| r["event"] == "disconnected"),
+            "A's reply was cut while B ran",
+        )?;
+        app.screenshot("chat-two-turns").await?;
+
+        // Back to A: what it streamed is there; Stop ends it and keeps it.
+        app.click(Locator::Css(&in_conversation(&a, "conversation-open")), UI)
+            .await?;
+        app.wait_until("A's streamed text shown again", UI, async || {
+            let text = app.text(Locator::Css(&testid("chat-streaming"))).await?;
+            Ok(text.filter(|t| t.contains("A streams and then")))
+        })
+        .await?;
+        app.click(Locator::Css(&testid("chat-stop")), UI).await?;
+        app.wait_for(Locator::Css(&testid("chat-send")), TURN)
+            .await?;
+        wait_message(app, "assistant", "A streams and then").await?;
+        app.wait_gone(
+            Locator::Css(&in_conversation(&a, "conversation-running")),
+            UI,
+        )
+        .await?;
+        app.wait_until("the provider to see A's client go", TURN, async || {
+            Ok(provider
+                .recorded()
+                .iter()
+                .any(|r| r["n"] == 0 && r["event"] == "disconnected")
+                .then_some(()))
+        })
+        .await?;
+        // B kept its own answer.
+        app.click(Locator::Css(&in_conversation(&b, "conversation-open")), UI)
+            .await?;
+        wait_message(app, "assistant", "B is answered.").await?;
         Ok(())
     })
     .await
