@@ -17,8 +17,8 @@
 //! resources, prompts, completion and subscription updates the Resources and Prompts views; the scripted provider
 //! fixture (`tests/fixtures/chat_provider.py`) with the demo server covers chat: approval in the thread, an edited
 //! argument, a link through consent, Stop mid-stream, the conversation after a restart, and a resource and a `/`
-//! prompt attached to a message, the model chooser, a model's tool result rendered as the Tools screen does, and
-//! turns of two conversations at once.
+//! prompt attached to a message, the model chooser, a model's tool result rendered as the Tools screen does,
+//! turns of two conversations at once, and a long conversation paged and carried into a new one with a summary.
 //!
 //! One test binary, `app` (run.sh and the Makefile run `--test app`): the groups of tests are its modules under
 //! app/, and the timeouts and helpers they share are here.
@@ -30,6 +30,8 @@
 mod catalog;
 #[path = "app/chat.rs"]
 mod chat;
+#[path = "app/chat_long.rs"]
+mod chat_long;
 #[path = "app/elicitation.rs"]
 mod elicitation;
 #[path = "app/sampling.rs"]
