@@ -6,11 +6,12 @@
 //! `input-request` events, answered through `answer_input`.
 
 use std::sync::Arc;
-use wharf_core::chat::attach::Attachment;
 
 use serde::Serialize;
 use tauri::State;
+use tokio_util::sync::CancellationToken;
 use wharf_core::approval::StoredGrant;
+use wharf_core::chat::attach::Attachment;
 use wharf_core::chat::summary::Summarized;
 use wharf_core::chat::turn::{TurnOutcome, TurnRequest};
 use wharf_core::config::Config;
@@ -20,6 +21,7 @@ use wharf_core::facade::links::{self, LinkError};
 use wharf_core::facade::{Calls, ChatError, ChatPaths, ChatService, ErrorCode};
 use wharf_core::sampling::provider::ProviderKind;
 use wharf_core::view::thread::{thread_messages, ThreadMessage};
+use wharf_core::Host;
 
 use crate::commands::CommandError;
 use crate::shell::Shell;
@@ -162,34 +164,17 @@ pub async fn send_message(
     message: String,
     attachments: Option<Vec<Attachment>>,
 ) -> Reply<TurnOutcome> {
-    let service = shell.chat.service()?.clone();
-    let host = shell.host.clone();
     let turn = turn_id.clone();
-    let outcome = shell
-        .chat
-        .turns
-        .run(&turn_id, |cancel| async move {
-            // On a task of its own: the turn goes on (and ends, storing what it has) even if the window's
-            // invocation is dropped.
-            tauri::async_runtime::spawn(async move {
-                let request = TurnRequest {
-                    id: Some(&turn),
-                    conversation: conversation.as_deref(),
-                    message: &message,
-                    attachments: attachments.as_deref().unwrap_or_default(),
-                };
-                service.turn(&host, request, &cancel).await
-            })
-            .await
-        })
-        .await;
-    match outcome {
-        Ok(result) => Ok(result?),
-        Err(e) => Err(CommandError::new(
-            ErrorCode::Internal,
-            format!("the turn ended abnormally: {e}"),
-        )),
-    }
+    run_as_turn(&shell, &turn_id, move |service, host, cancel| async move {
+        let request = TurnRequest {
+            id: Some(&turn),
+            conversation: conversation.as_deref(),
+            message: &message,
+            attachments: attachments.as_deref().unwrap_or_default(),
+        };
+        service.turn(&host, request, &cancel).await
+    })
+    .await
 }
 
 /// Carries `conversation` into a new one that starts with the model's summary of it (the old one is left as it
@@ -200,23 +185,34 @@ pub async fn summarize_conversation(
     turn_id: String,
     conversation: String,
 ) -> Reply<Summarized> {
+    run_as_turn(&shell, &turn_id, move |service, host, cancel| async move {
+        service.summarize(&host, &conversation, &cancel).await
+    })
+    .await
+}
+
+/// Runs `work` under `turn_id` (so `cancel_turn` stops it) on a task of its own: a turn goes on, and ends storing
+/// what it has, even if the window's invocation is dropped.
+async fn run_as_turn<T, F, Fut>(shell: &Shell, turn_id: &str, work: F) -> Reply<T>
+where
+    T: Send + 'static,
+    F: FnOnce(Arc<ChatService>, Arc<Host>, CancellationToken) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = Result<T, ChatError>> + Send + 'static,
+{
     let service = shell.chat.service()?.clone();
     let host = shell.host.clone();
     let outcome = shell
         .chat
         .turns
-        .run(&turn_id, |cancel| async move {
-            tauri::async_runtime::spawn(async move {
-                service.summarize(&host, &conversation, &cancel).await
-            })
-            .await
+        .run(turn_id, |cancel| {
+            tauri::async_runtime::spawn(async move { work(service, host, cancel).await })
         })
         .await;
     match outcome {
         Ok(result) => Ok(result?),
         Err(e) => Err(CommandError::new(
             ErrorCode::Internal,
-            format!("the summary ended abnormally: {e}"),
+            format!("the turn ended abnormally: {e}"),
         )),
     }
 }

@@ -90,6 +90,21 @@ pub struct StoredMessage {
     pub created_at: i64,
 }
 
+#[cfg(test)]
+impl StoredMessage {
+    /// A message as a test stores it: its id and place are `seq`.
+    pub(crate) fn at(seq: i64, role: Role, text: &str, data: Option<Value>) -> StoredMessage {
+        StoredMessage {
+            id: seq,
+            seq,
+            role,
+            text: text.into(),
+            data,
+            created_at: 0,
+        }
+    }
+}
+
 /// A row of the conversation list, newest activity first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]

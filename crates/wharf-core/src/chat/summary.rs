@@ -127,16 +127,7 @@ pub fn transcript(stored: &[StoredMessage], budget: usize) -> String {
 
 fn line(message: &StoredMessage) -> Option<String> {
     match message.role {
-        Role::User => {
-            // What the model was given: the user's words with their attachments' text.
-            let sent = message
-                .data
-                .as_ref()
-                .and_then(|d| d.get("sent"))
-                .and_then(Value::as_str)
-                .unwrap_or(&message.text);
-            Some(format!("User: {sent}"))
-        }
+        Role::User => Some(format!("User: {}", super::turn::history::sent(message))),
         Role::Assistant => {
             let calls: Vec<String> = message
                 .data
@@ -199,14 +190,7 @@ mod tests {
     use super::*;
 
     fn stored(seq: i64, role: Role, text: &str, data: Option<Value>) -> StoredMessage {
-        StoredMessage {
-            id: seq,
-            seq,
-            role,
-            text: text.into(),
-            data,
-            created_at: 0,
-        }
+        StoredMessage::at(seq, role, text, data)
     }
 
     #[test]

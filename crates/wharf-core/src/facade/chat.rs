@@ -167,15 +167,7 @@ impl ChatService {
         cancel: &CancellationToken,
     ) -> Result<TurnOutcome, ChatError> {
         let settings = self.settings().map_err(ChatError::BadProvider)?;
-        let cx = TurnContext {
-            host,
-            approvals: &self.approvals,
-            store: &self.store,
-            running: &self.running,
-            events: host.events(),
-            settings: &settings,
-        };
-        Ok(run_turn(&cx, request, cancel).await?)
+        Ok(run_turn(&self.context(host, &settings), request, cancel).await?)
     }
 
     /// A conversation that fills the model's window carried into a new one: the model's summary of it becomes the
@@ -187,15 +179,18 @@ impl ChatService {
         cancel: &CancellationToken,
     ) -> Result<Summarized, ChatError> {
         let settings = self.settings().map_err(ChatError::BadProvider)?;
-        let cx = TurnContext {
+        Ok(summarize(&self.context(host, &settings), conversation, cancel).await?)
+    }
+
+    fn context<'a>(&'a self, host: &'a Host, settings: &'a ChatSettings) -> TurnContext<'a> {
+        TurnContext {
             host,
             approvals: &self.approvals,
             store: &self.store,
             running: &self.running,
             events: host.events(),
-            settings: &settings,
-        };
-        Ok(summarize(&cx, conversation, cancel).await?)
+            settings,
+        }
     }
 }
 

@@ -50,14 +50,7 @@ pub fn turn_messages(stored: &[StoredMessage], images: bool) -> Vec<TurnMessage>
     for message in stored {
         match message.role {
             Role::User => {
-                // A message with attachments was sent with their text: the model is given it again.
-                let sent = message
-                    .data
-                    .as_ref()
-                    .and_then(|d| d.get("sent"))
-                    .and_then(Value::as_str)
-                    .unwrap_or(&message.text);
-                out.push(TurnMessage::User(sent.to_string()));
+                out.push(TurnMessage::User(sent(message).to_string()));
             }
             Role::Assistant => {
                 let tool_calls = tool_calls(message.data.as_ref());
@@ -85,6 +78,16 @@ pub fn turn_messages(stored: &[StoredMessage], images: bool) -> Vec<TurnMessage>
         }
     }
     out
+}
+
+/// What the model was given of a user's message: with attachments, their text too (kept in `data.sent`).
+pub fn sent(message: &StoredMessage) -> &str {
+    message
+        .data
+        .as_ref()
+        .and_then(|d| d.get("sent"))
+        .and_then(Value::as_str)
+        .unwrap_or(&message.text)
 }
 
 /// The tools offered with each user message so far, as (server, tool).
@@ -121,14 +124,7 @@ mod tests {
     const PNG: &str = "iVBORw0KGgo=";
 
     fn stored(seq: i64, role: Role, text: &str, data: Option<Value>) -> StoredMessage {
-        StoredMessage {
-            id: seq,
-            seq,
-            role,
-            text: text.into(),
-            data,
-            created_at: 0,
-        }
+        StoredMessage::at(seq, role, text, data)
     }
 
     #[test]
