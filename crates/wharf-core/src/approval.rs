@@ -26,57 +26,14 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub mod card;
 pub mod pin;
 
+pub use card::{GrantKind, ServerStance, ToolApproval, ToolCallChoice};
+
 use crate::user_store::{StoreError, StoreKind, UserStore};
-use pin::{Pinned, ToolChange};
-
-/// A server's default for tool calls that are not the user's own (`"toolApproval"` in its entry).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ts_rs::TS)]
-#[serde(rename_all = "lowercase")]
-#[ts(export)]
-pub enum ToolApproval {
-    #[default]
-    Ask,
-    Allow,
-    Deny,
-}
-
-/// What the configuration says of a server, for the engine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct ServerStance {
-    pub approval: ToolApproval,
-    /// Only a trusted server's annotations count.
-    pub trusted: bool,
-}
-
-/// Why a call was sent without asking (`grant` in a `tool_call` event).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
-#[serde(rename_all = "snake_case")]
-#[ts(export)]
-pub enum GrantKind {
-    Conversation,
-    Always,
-    ServerAllow,
-    TrustedReadOnly,
-}
-
-/// The user's answer on a tool call's card.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
-#[serde(rename_all = "snake_case")]
-#[ts(export)]
-pub enum ToolCallChoice {
-    AllowOnce,
-    AllowConversation,
-    AllowAlways,
-    Deny,
-}
-
-impl ToolCallChoice {
-    pub fn allows(self) -> bool {
-        self != ToolCallChoice::Deny
-    }
-}
+use card::ToolChange;
+use pin::Pinned;
 
 /// The engine's decision on one call.
 #[derive(Debug, Clone, PartialEq)]
@@ -155,7 +112,7 @@ impl Approvals {
 
     /// `$XDG_CONFIG_HOME/wharf/tool-grants.json`, beside mcp.json.
     pub fn default_path() -> PathBuf {
-        crate::config::config_dir().join("tool-grants.json")
+        crate::user_dirs::config_dir().join("tool-grants.json")
     }
 
     pub fn path(&self) -> &Path {

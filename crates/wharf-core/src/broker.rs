@@ -25,7 +25,7 @@ pub enum InputKind {
     /// open workspace folders to a server whose preference is `"pathArguments": "ask"`. Accept sends it.
     PathOutside,
     /// Wharf's own question too: may the model's call of a tool be sent? Accept carries a [`ToolCallAnswer`]
-    /// (`crate::chat::approve`); decline and cancel deny the call.
+    /// (the chat loop's approval); decline and cancel deny the call.
     ToolCall,
 }
 
@@ -112,7 +112,7 @@ pub enum InputView {
     /// A sampling request to review: the prompt first, then the provider's reply.
     Sampling(Box<crate::sampling::view::SamplingView>),
     /// A model's tool call to approve: the server, the tool as it is defined now, the arguments, what changed.
-    ToolCall(Box<crate::chat::approve::ToolCallView>),
+    ToolCall(Box<crate::approval::card::ToolCallView>),
 }
 
 /// The user's answer. `Accept` carries what goes back (form content, a sampling reply...).

@@ -88,7 +88,7 @@ pub struct ServerDef {
     /// `transport` is an error, and what the user can provide to fix it.
     pub missing_inputs: Vec<String>,
     /// `"toolApproval"` and `"trusted"`: how a model's calls of this server's tools are approved.
-    pub stance: crate::approval::ServerStance,
+    pub stance: crate::approval::card::ServerStance,
 }
 
 /// `"pathArguments"`: a path the user sends a server that lies outside every open workspace folder is refused

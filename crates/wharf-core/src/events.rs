@@ -246,14 +246,14 @@ pub enum HostEvent {
         #[ts(optional)]
         annotations: Option<Value>,
         trusted: bool,
-        decision: crate::chat::approve::CallDecision,
+        decision: crate::approval::card::CallDecision,
         /// Why a call was sent without asking.
         #[serde(skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
-        grant: Option<crate::approval::GrantKind>,
+        grant: Option<crate::approval::card::GrantKind>,
         /// The tool differs from the definition a grant was given for: the grant was suspended and the user asked.
         changed: bool,
-        changes: Vec<crate::approval::pin::ToolPart>,
+        changes: Vec<crate::approval::card::ToolPart>,
         pin: String,
     },
     /// A turn began in `conversation` (created for it when the turn started a new one): `turn` is the front end's

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
+pub use super::card::{ToolChange, ToolPart};
 use crate::config::{ServerDef, TransportDef};
 use crate::connection::ToolInfo;
 
@@ -84,31 +85,6 @@ impl From<&ToolInfo> for ToolDefinition {
 pub struct Pinned {
     pub server: ServerDefinition,
     pub tool: ToolDefinition,
-}
-
-/// A part of a pinned definition, as a `tool_call` event's `changes` name it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
-#[serde(rename_all = "camelCase")]
-#[ts(export)]
-pub enum ToolPart {
-    Title,
-    Description,
-    InputSchema,
-    OutputSchema,
-    Annotations,
-    /// The server's command, arguments or URL.
-    Server,
-}
-
-/// One part that changed since a grant was given: the text before and after (schemas and annotations as indented
-/// JSON), for the card to show as a diff.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
-#[serde(rename_all = "camelCase")]
-#[ts(export)]
-pub struct ToolChange {
-    pub part: ToolPart,
-    pub before: String,
-    pub after: String,
 }
 
 impl Pinned {

@@ -166,7 +166,7 @@ fn check_tool_call_answer(
             message,
         }]
     };
-    let parsed: crate::chat::approve::ToolCallAnswer = serde_json::from_value(content.clone())
+    let parsed: crate::approval::card::ToolCallAnswer = serde_json::from_value(content.clone())
         .map_err(|e| problem("", format!("not an answer to a tool call: {e}")))?;
     parsed
         .checked_arguments(view)

@@ -129,12 +129,11 @@ fn scripted(key: &str, item: Value) -> Result<Scripted, ScriptError> {
     if key == InputKind::ToolCall.as_str() {
         // The card's own answer (`action`: allow_once, allow_conversation, allow_always or deny; `arguments`;
         // `reason`), carried as an accept the approval reads back.
-        let answer = serde_json::from_value::<crate::chat::approve::ToolCallAnswer>(item).map_err(
-            |source| ScriptError::Answer {
+        let answer = serde_json::from_value::<crate::approval::card::ToolCallAnswer>(item)
+            .map_err(|source| ScriptError::Answer {
                 kind: kind(),
                 source,
-            },
-        )?;
+            })?;
         return Ok(Scripted {
             answer: answer.into_input_answer(),
             edit_reply: None,

@@ -4,12 +4,12 @@
 //! decision is told as a `tool_call` event before the call is sent or refused.
 
 use rmcp::model::JsonObject;
-use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::tools::ModelTool;
 use super::vet::{fit_schema, CallRefused};
-use crate::approval::pin::{Pinned, ToolChange, ToolPart};
+pub use crate::approval::card::{CallDecision, ToolCallAnswer, ToolCallView};
+use crate::approval::pin::{Pinned, ToolPart};
 use crate::approval::{Approvals, GrantKind, ServerStance, ToolCallChoice, Verdict};
 use crate::broker::{Broker, InputAnswer, InputKind, InputRequest, InputView};
 use crate::display_text::one_line;
@@ -17,56 +17,6 @@ use crate::events::{EventSink, HostEvent, NoticeCode};
 
 /// The most of a deny reason the model is sent.
 const MAX_REASON_CHARS: usize = 2000;
-
-/// What the approval card shows.
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
-#[serde(rename_all = "camelCase")]
-#[ts(export)]
-pub struct ToolCallView {
-    pub conversation: String,
-    /// The model's id for the call, which the card is attributed to in the thread.
-    pub call_id: String,
-    pub server: String,
-    pub tool: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub title: Option<String>,
-    /// The tool's full description as the server wrote it (shown as text, never as markup).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub description: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub annotations: Option<Value>,
-    /// Whether the configuration trusts the server: only then do its annotations mean anything.
-    pub trusted: bool,
-    pub arguments: Value,
-    /// What edited arguments are checked against before they are sent.
-    pub input_schema: Value,
-    /// What changed since a grant was given for this tool: the grant is suspended until the user answers.
-    pub changes: Vec<ToolChange>,
-    /// A trusted server says the tool is destructive: it is asked about every time.
-    pub destructive: bool,
-    /// The tool was not offered earlier in this conversation.
-    pub new_tool: bool,
-    pub pin: String,
-}
-
-/// The user's answer on the card: the `tool_call` entry of `--answers`, and what the app sends.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-#[serde(deny_unknown_fields)]
-#[ts(export)]
-pub struct ToolCallAnswer {
-    pub action: ToolCallChoice,
-    /// Arguments that replace the model's; checked against the tool's input schema.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional, type = "Record<string, unknown>")]
-    pub arguments: Option<JsonObject>,
-    /// Sent to the model with a denial.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub reason: Option<String>,
-}
 
 impl ToolCallAnswer {
     pub fn into_input_answer(self) -> InputAnswer {
@@ -108,21 +58,6 @@ impl ToolCallAnswer {
     }
 }
 
-/// How a call was decided, as the `tool_call` event and the turn's output name it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
-#[serde(rename_all = "snake_case")]
-#[ts(export)]
-pub enum CallDecision {
-    AllowOnce,
-    AllowConversation,
-    AllowAlways,
-    Deny,
-    /// Sent without asking: a grant, the server's `toolApproval: "allow"`, or a trusted read-only tool.
-    Granted,
-    /// Never offered to anyone: the model named no offered tool, or its arguments were not fit to send.
-    Refused,
-}
-
 impl From<ToolCallChoice> for CallDecision {
     fn from(choice: ToolCallChoice) -> CallDecision {
         match choice {
@@ -131,12 +66,6 @@ impl From<ToolCallChoice> for CallDecision {
             ToolCallChoice::AllowAlways => CallDecision::AllowAlways,
             ToolCallChoice::Deny => CallDecision::Deny,
         }
-    }
-}
-
-impl CallDecision {
-    pub fn sends(self) -> bool {
-        !matches!(self, CallDecision::Deny | CallDecision::Refused)
     }
 }
 

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use crate::approval::{ServerStance, ToolApproval};
+use crate::approval::card::{ServerStance, ToolApproval};
 use crate::sampling::provider::ProviderConfig;
 
 /// Steps one turn may take (model replies with tool calls) when `chat.maxSteps` does not say.

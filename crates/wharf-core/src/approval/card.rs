@@ -1,0 +1,152 @@
+//! What the approval of a tool call is told and says: a server's stance from the configuration, the card's view,
+//! the user's answer, how the call was decided, why it was sent without asking, and the parts of a tool a grant is
+//! pinned to. Plain data that
+//! depends on nothing else in Wharf, so that the configuration, the broker (which carries the card) and the events
+//! (which tell the decision) can name it without depending on the approval engine or the chat loop that use it.
+
+use rmcp::model::JsonObject;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A server's default for tool calls that are not the user's own (`"toolApproval"` in its entry).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "lowercase")]
+#[ts(export)]
+pub enum ToolApproval {
+    #[default]
+    Ask,
+    Allow,
+    Deny,
+}
+
+/// What the configuration says of a server, for the engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ServerStance {
+    pub approval: ToolApproval,
+    /// Only a trusted server's annotations count.
+    pub trusted: bool,
+}
+
+/// Why a call was sent without asking (`grant` in a `tool_call` event).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum GrantKind {
+    Conversation,
+    Always,
+    ServerAllow,
+    TrustedReadOnly,
+}
+
+/// The user's answer on a tool call's card.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum ToolCallChoice {
+    AllowOnce,
+    AllowConversation,
+    AllowAlways,
+    Deny,
+}
+
+impl ToolCallChoice {
+    pub fn allows(self) -> bool {
+        self != ToolCallChoice::Deny
+    }
+}
+
+/// A part of a pinned definition, as a `tool_call` event's `changes` name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub enum ToolPart {
+    Title,
+    Description,
+    InputSchema,
+    OutputSchema,
+    Annotations,
+    /// The server's command, arguments or URL.
+    Server,
+}
+
+/// One part that changed since a grant was given: the text before and after (schemas and annotations as indented
+/// JSON), for the card to show as a diff.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ToolChange {
+    pub part: ToolPart,
+    pub before: String,
+    pub after: String,
+}
+
+/// What the approval card shows.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ToolCallView {
+    pub conversation: String,
+    /// The model's id for the call, which the card is attributed to in the thread.
+    pub call_id: String,
+    pub server: String,
+    pub tool: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub title: Option<String>,
+    /// The tool's full description as the server wrote it (shown as text, never as markup).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub annotations: Option<Value>,
+    /// Whether the configuration trusts the server: only then do its annotations mean anything.
+    pub trusted: bool,
+    pub arguments: Value,
+    /// What edited arguments are checked against before they are sent.
+    pub input_schema: Value,
+    /// What changed since a grant was given for this tool: the grant is suspended until the user answers.
+    pub changes: Vec<ToolChange>,
+    /// A trusted server says the tool is destructive: it is asked about every time.
+    pub destructive: bool,
+    /// The tool was not offered earlier in this conversation.
+    pub new_tool: bool,
+    pub pin: String,
+}
+
+/// The user's answer on the card: the `tool_call` entry of `--answers`, and what the app sends.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct ToolCallAnswer {
+    pub action: ToolCallChoice,
+    /// Arguments that replace the model's; checked against the tool's input schema.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "Record<string, unknown>")]
+    pub arguments: Option<JsonObject>,
+    /// Sent to the model with a denial.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub reason: Option<String>,
+}
+
+/// How a call was decided, as the `tool_call` event and the turn's output name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum CallDecision {
+    AllowOnce,
+    AllowConversation,
+    AllowAlways,
+    Deny,
+    /// Sent without asking: a grant, the server's `toolApproval: "allow"`, or a trusted read-only tool.
+    Granted,
+    /// Never offered to anyone: the model named no offered tool, or its arguments were not fit to send.
+    Refused,
+}
+
+impl CallDecision {
+    pub fn sends(self) -> bool {
+        !matches!(self, CallDecision::Deny | CallDecision::Refused)
+    }
+}
