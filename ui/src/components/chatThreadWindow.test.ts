@@ -27,10 +27,12 @@ vi.mock("../lib/api", async (importOriginal) => {
 });
 
 const mocked = vi.mocked(api);
-const flush = async (): Promise<void> => {
-  for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
-  flushSync();
-};
+/** Waits until `check` passes on the rendered DOM (it throws until then). */
+const until = (check: () => void): Promise<void> =>
+  vi.waitFor(() => {
+    flushSync();
+    check();
+  });
 
 let target: HTMLElement;
 let screen: Record<string, unknown> | null = null;
@@ -69,7 +71,7 @@ describe("a long thread", () => {
       id === "long" ? stored(250, "long") : stored(3, "short"),
     );
     await app.chat.openConversation("long");
-    await flush();
+    await until(() => expect(shownTexts().at(-1)).toBe("long message 250"));
     let texts = shownTexts();
     expect(texts).toHaveLength(THREAD_PAGE);
     expect(texts[0]).toBe("long message 151");
@@ -77,27 +79,27 @@ describe("a long thread", () => {
     const earlier = target.querySelector<HTMLButtonElement>('[data-testid="chat-show-earlier"]');
     expect(earlier?.textContent).toContain("150 not shown");
     earlier?.click();
-    await flush();
+    await until(() => expect(shownTexts().length).toBeGreaterThan(THREAD_PAGE));
     texts = shownTexts();
     expect(texts).toHaveLength(2 * THREAD_PAGE);
     expect(texts[0]).toBe("long message 51");
     target.querySelector<HTMLButtonElement>('[data-testid="chat-show-earlier"]')?.click();
-    await flush();
+    await until(() => expect(shownTexts().length).toBeGreaterThan(2 * THREAD_PAGE));
     expect(shownTexts()).toHaveLength(250);
     expect(target.querySelector('[data-testid="chat-show-earlier"]')).toBeNull();
     // A short conversation is whole; back in the long one, one page again.
     await app.chat.openConversation("short");
-    await flush();
+    await until(() => expect(shownTexts()[0]).toBe("short message 1"));
     expect(shownTexts()).toEqual(["short message 1", "short message 2", "short message 3"]);
     await app.chat.openConversation("long");
-    await flush();
+    await until(() => expect(shownTexts().at(-1)).toBe("long message 250"));
     expect(shownTexts()).toHaveLength(THREAD_PAGE);
   });
 
   it("offers a summary once a turn says the conversation fills the window", async () => {
     mocked.conversationMessages.mockImplementation(async () => stored(2, "full"));
     await app.chat.openConversation("full");
-    await flush();
+    await until(() => expect(shownTexts()).toEqual(["full message 1", "full message 2"]));
     expect(target.querySelector('[data-testid="chat-summary-offer"]')).toBeNull();
     const outcome = (full: boolean): TurnOutcome => ({
       conversation: "full",
@@ -108,11 +110,11 @@ describe("a long thread", () => {
     });
     mocked.sendMessage.mockResolvedValueOnce(outcome(false));
     await app.chat.send("one more");
-    await flush();
+    // The turn has ended: the thread's usage line shows its count.
+    await until(() => expect(target.querySelector('[data-testid="chat-usage"]')?.textContent).toContain("900"));
     expect(target.querySelector('[data-testid="chat-summary-offer"]')).toBeNull();
     mocked.sendMessage.mockResolvedValueOnce(outcome(true));
     await app.chat.send("and another");
-    await flush();
-    expect(target.querySelector('[data-testid="chat-summary-offer"]')).not.toBeNull();
+    await until(() => expect(target.querySelector('[data-testid="chat-summary-offer"]')).not.toBeNull());
   });
 });

@@ -21,10 +21,12 @@ vi.mock("../lib/api", async (importOriginal) => {
 });
 
 const mocked = vi.mocked(api);
-const flush = async (): Promise<void> => {
-  for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
-  flushSync();
-};
+/** Waits until `check` passes on the rendered DOM (it throws until then). */
+const until = (check: () => void): Promise<void> =>
+  vi.waitFor(() => {
+    flushSync();
+    check();
+  });
 
 let target: HTMLElement;
 let component: Record<string, unknown> | null = null;
@@ -53,20 +55,17 @@ describe("SummaryOffer", () => {
     let finish: (value: Awaited<ReturnType<typeof api.summarizeConversation>>) => void = () => {};
     mocked.summarizeConversation.mockImplementation(() => new Promise((resolve) => (finish = resolve)));
     button("chat-summarize").click();
-    await flush();
+    // While it runs, Stop ends that turn.
+    await until(() => expect(target.querySelector('[data-testid="chat-summarizing"]')).not.toBeNull());
     expect(mocked.summarizeConversation).toHaveBeenCalledTimes(1);
     const [turnId, conversation] = mocked.summarizeConversation.mock.calls[0] ?? [];
     expect(conversation).toBe("old");
-    // While it runs, Stop ends that turn.
-    expect(target.querySelector('[data-testid="chat-summarizing"]')).not.toBeNull();
     button("chat-summarize-stop").click();
-    await flush();
-    expect(mocked.cancelTurn).toHaveBeenCalledWith(turnId);
+    await until(() => expect(mocked.cancelTurn).toHaveBeenCalledWith(turnId));
     finish({ conversation: "new", continues: "old", summary: "so far", usage: { inputTokens: 1, outputTokens: 1 } });
-    await flush();
-    expect(get(app.chat).open).toBe("new");
+    await until(() => expect(target.querySelector('[data-testid="chat-summarize"]')).not.toBeNull());
+    await until(() => expect(get(app.chat).open).toBe("new"));
     expect(mocked.conversationMessages).toHaveBeenCalledWith("new");
-    expect(target.querySelector('[data-testid="chat-summarize"]')).not.toBeNull();
   });
 
   it("shows why a summary failed, and nothing when the user stopped it", async () => {
@@ -77,11 +76,16 @@ describe("SummaryOffer", () => {
       fields: [],
     });
     button("chat-summarize").click();
-    await flush();
-    expect(target.querySelector('[data-testid="chat-summary-error"]')?.textContent).toContain("the model is down");
+    await until(() =>
+      expect(target.querySelector('[data-testid="chat-summary-error"]')?.textContent).toContain("the model is down"),
+    );
     mocked.summarizeConversation.mockRejectedValueOnce({ code: "cancelled", message: "stopped", fields: [] });
     button("chat-summarize").click();
-    await flush();
+    // The stopped summary has ended (its button is back) and said nothing.
+    await until(() => {
+      expect(mocked.summarizeConversation).toHaveBeenCalledTimes(2);
+      expect(target.querySelector('[data-testid="chat-summarize"]')).not.toBeNull();
+    });
     expect(target.querySelector('[data-testid="chat-summary-error"]')).toBeNull();
     expect(get(app.chat).open).toBe(open);
     expect(mocked.conversationMessages).not.toHaveBeenCalled();

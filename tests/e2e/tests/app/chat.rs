@@ -77,6 +77,17 @@ async fn wait_message(app: &App, role: &str, needle: &str) -> Result<()> {
     .await
 }
 
+/// Chat is the main screen; the demo server is waited for on the servers screen, one click away, and chat shown
+/// again.
+async fn demo_ready_in_chat(app: &App) -> Result<()> {
+    app.wait_for(Locator::Css(&testid("chat-screen")), UI)
+        .await?;
+    app.click(Locator::Css(&testid("screen-servers")), UI)
+        .await?;
+    wait_ready(app, "demo").await?;
+    app.click(Locator::Css(&testid("screen-chat")), UI).await
+}
+
 fn question(kind: &str, testid: &str) -> String {
     format!(r#"[data-testid="chat-question"][data-kind="{kind}"] [data-testid="{testid}"]"#)
 }
@@ -97,14 +108,9 @@ async fn a_conversation_with_an_approved_edited_call_a_consented_link_a_stop_and
     let launch = Launch::config(config).home(&home).env("BROWSER", &browser);
     with_launch(launch, async |app| {
         // With a model configured, chat is the main screen; the servers are one click away.
-        app.wait_for(Locator::Css(&testid("chat-screen")), UI)
-            .await?;
+        demo_ready_in_chat(app).await?;
         app.wait_for_text(Locator::Css(&testid("chat-model")), MODEL, UI)
             .await?;
-        app.click(Locator::Css(&testid("screen-servers")), UI)
-            .await?;
-        wait_ready(app, "demo").await?;
-        app.click(Locator::Css(&testid("screen-chat")), UI).await?;
 
         // 1. The message; the model's call waits on its card, in the thread.
         app.fill(Locator::Css(&testid("chat-input")), FIRST_MESSAGE, UI)
@@ -276,12 +282,7 @@ async fn a_resource_from_attach_and_a_prompt_from_a_slash_command_go_with_the_me
         "chat": {"provider": {"kind": "openai", "baseUrl": provider.base_url, "model": MODEL}}
     });
     with_launch(Launch::config(config).home(&home), async |app| {
-        app.wait_for(Locator::Css(&testid("chat-screen")), UI)
-            .await?;
-        app.click(Locator::Css(&testid("screen-servers")), UI)
-            .await?;
-        wait_ready(app, "demo").await?;
-        app.click(Locator::Css(&testid("screen-chat")), UI).await?;
+        demo_ready_in_chat(app).await?;
 
         // Attach lists the running servers' resources; the one chosen is a chip above the text.
         app.click(Locator::Css(&testid("chat-attach")), UI).await?;
@@ -426,12 +427,7 @@ async fn a_model_s_tool_call_shows_its_image_and_resource_link_as_the_tools_scre
         "chat": {"provider": {"kind": "openai", "baseUrl": provider.base_url, "model": MODEL}}
     });
     with_launch(Launch::config(config).home(&home), async |app| {
-        app.wait_for(Locator::Css(&testid("chat-screen")), UI)
-            .await?;
-        app.click(Locator::Css(&testid("screen-servers")), UI)
-            .await?;
-        wait_ready(app, "demo").await?;
-        app.click(Locator::Css(&testid("screen-chat")), UI).await?;
+        demo_ready_in_chat(app).await?;
         app.fill(Locator::Css(&testid("chat-input")), "Show me a picture", UI)
             .await?;
         app.click(Locator::Css(&testid("chat-send")), UI).await?;
