@@ -3,17 +3,28 @@
 //! tool is offered as `server__tool`. Where that would not be a valid name, or could be read as another server's
 //! tool (`a__b` + `c` against `a` + `b__c`), the name ends in a short hash of the real pair instead: no tool is
 //! dropped for its name, and no name can reach a tool other than the one it was made for.
+//!
+//! A request offers at most `MAX_MODEL_TOOLS`. When the servers list more, each server gets an equal share
+//! (max-min fair: a server listing fewer than its share keeps them all, and what it leaves is shared among the
+//! others), so a server listing hundreds of tools cannot push another's out of the model's reach. Within its share
+//! a server keeps its first tools in its own order. What is left out is named per server, for the user to be told.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
+use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::connection::ToolInfo;
+use crate::display_text::one_line;
 
 /// The longest name the providers take.
 pub const MAX_NAME_CHARS: usize = 64;
 /// The most tools one request offers (OpenAI's limit); the rest are named in `left_out`.
 pub const MAX_MODEL_TOOLS: usize = 128;
+/// The most names of left-out tools told for one server: the counts say how many more.
+pub const MAX_NAMED_LEFT_OUT: usize = 20;
+/// A left-out tool's name is told in at most this many characters: the name is the server's to choose.
+const NAMED_CHARS: usize = 80;
 
 const SEPARATOR: &str = "__";
 /// The longest hash a name ends in: 128 bits, beyond any chance of two pairs sharing it.
@@ -28,33 +39,86 @@ pub struct ModelTool {
     pub tool: ToolInfo,
 }
 
+wire_codes! {
+    /// Why some of a server's tools were not offered to the model.
+    pub enum LeftOutReason {
+        /// The servers listed more tools than one request offers, and this one more than its equal share.
+        OverShare = "over_share",
+    }
+}
+
+/// The tools of one server that the model is not offered, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ToolsLeftOut {
+    pub server: String,
+    /// How many of its tools the model is offered.
+    pub offered: u32,
+    /// How many it lists (a name listed twice counted once).
+    pub listed: u32,
+    pub reason: LeftOutReason,
+    /// The first tools left out, in the server's order: at most `MAX_NAMED_LEFT_OUT`, each shown on one line.
+    pub tools: Vec<String>,
+}
+
 /// The tools of one request, found by the name the model uses.
 #[derive(Debug, Clone, Default)]
 pub struct ModelTools {
     by_name: BTreeMap<String, ModelTool>,
-    /// Tools beyond `MAX_MODEL_TOOLS`, as (server, tool), so the user can be told which the model cannot use.
-    pub left_out: Vec<(String, String)>,
+    /// The servers some of whose tools are not offered, by server name, so the user can be told.
+    pub left_out: Vec<ToolsLeftOut>,
 }
 
 impl ModelTools {
-    /// Names every tool of `servers` (server name, its tools). A name depends on its own pair only (unless a hash
-    /// happens to spell another tool's name, which is resolved), so a conversation's earlier calls keep their names
-    /// when a server is added.
+    /// Names every tool of `servers` (server name, its tools in the server's order), each server kept to its fair
+    /// share when they list more than `MAX_MODEL_TOOLS`. A name depends on its own pair only (unless a hash happens
+    /// to spell another tool's name, which is resolved), so a conversation's earlier calls keep their names when a
+    /// server is added.
     pub fn new(servers: impl IntoIterator<Item = (String, Vec<ToolInfo>)>) -> ModelTools {
-        let mut all: Vec<(String, ToolInfo)> = servers
+        // By server name, so that the result does not depend on the order servers come in; the same tool name
+        // listed twice by a server is one tool, the first listing kept.
+        let mut by_server: BTreeMap<String, Vec<ToolInfo>> = BTreeMap::new();
+        for (server, tools) in servers {
+            by_server.entry(server).or_default().extend(tools);
+        }
+        let listed: Vec<(String, Vec<ToolInfo>)> = by_server
             .into_iter()
-            .flat_map(|(server, tools)| tools.into_iter().map(move |t| (server.clone(), t)))
+            .map(|(server, tools)| {
+                let mut seen = HashSet::new();
+                let tools = tools
+                    .into_iter()
+                    .filter(|t| seen.insert(t.name.clone()))
+                    .collect();
+                (server, tools)
+            })
             .collect();
-        all.sort_by(|a, b| (&a.0, &a.1.name).cmp(&(&b.0, &b.1.name)));
-        // The same pair listed twice (a server that repeats a tool) is one tool.
-        all.dedup_by(|a, b| a.0 == b.0 && a.1.name == b.1.name);
+        let counts: Vec<usize> = listed.iter().map(|(_, tools)| tools.len()).collect();
+        let shares = fair_shares(&counts, MAX_MODEL_TOOLS);
         let mut tools = ModelTools::default();
-        let mut used = BTreeSet::new();
-        for (server, tool) in all {
-            if tools.by_name.len() == MAX_MODEL_TOOLS {
-                tools.left_out.push((server, tool.name));
-                continue;
+        let mut kept: Vec<(String, ToolInfo)> = Vec::new();
+        for ((server, mut list), share) in listed.into_iter().zip(shares) {
+            let count = list.len();
+            let rest = list.split_off(share.min(count));
+            if !rest.is_empty() {
+                tools.left_out.push(ToolsLeftOut {
+                    server: server.clone(),
+                    offered: saturating_u32(share),
+                    listed: saturating_u32(count),
+                    reason: LeftOutReason::OverShare,
+                    tools: rest
+                        .iter()
+                        .take(MAX_NAMED_LEFT_OUT)
+                        .map(|t| one_line(&t.name, NAMED_CHARS))
+                        .collect(),
+                });
             }
+            kept.extend(list.into_iter().map(|t| (server.clone(), t)));
+        }
+        // Named in the order of their pairs, whatever the servers' order: a name never depends on the share.
+        kept.sort_by(|a, b| (&a.0, &a.1.name).cmp(&(&b.0, &b.1.name)));
+        let mut used = BTreeSet::new();
+        for (server, tool) in kept {
             let name = model_name(&server, &tool.name, &used);
             used.insert(name.clone());
             tools
@@ -80,6 +144,69 @@ impl ModelTools {
     pub fn is_empty(&self) -> bool {
         self.by_name.is_empty()
     }
+
+    /// What the user is told when tools are left out: how many the model is offered, the rule, and each server
+    /// cut to its share. `None` when every tool is offered.
+    pub fn left_out_message(&self) -> Option<String> {
+        if self.left_out.is_empty() {
+            return None;
+        }
+        let not_offered: u64 = self
+            .left_out
+            .iter()
+            .map(|l| u64::from(l.listed.saturating_sub(l.offered)))
+            .sum();
+        let listed = self.len() as u64 + not_offered;
+        let servers: Vec<String> = self
+            .left_out
+            .iter()
+            .map(|l| format!("{} ({} of its {})", l.server, l.offered, l.listed))
+            .collect();
+        Some(format!(
+            "The model is offered {} of the {listed} tools the servers list: a request takes at most \
+             {MAX_MODEL_TOOLS}, shared equally among the servers, each keeping its first tools in its own order. \
+             Not all offered: {}. Every other server's tools are offered; stop a server to give its share to the \
+             others.",
+            self.len(),
+            servers.join(", ")
+        ))
+    }
+}
+
+/// How many tools each server keeps, given how many each lists (in server-name order) and how many a request takes:
+/// all of them when they fit; else max-min fair shares, which add up to `cap`. What an equal division leaves over
+/// goes one each to the first of the cut servers by name (the user's names, not the servers' choice).
+pub fn fair_shares(counts: &[usize], cap: usize) -> Vec<usize> {
+    let total = counts.iter().fold(0usize, |sum, n| sum.saturating_add(*n));
+    if total <= cap {
+        return counts.to_vec();
+    }
+    let mut shares = vec![0; counts.len()];
+    let mut order: Vec<usize> = (0..counts.len()).collect();
+    order.sort_by_key(|&i| (counts[i], i));
+    let mut remaining = cap;
+    for (pos, &i) in order.iter().enumerate() {
+        let left = order.len() - pos;
+        let share = remaining / left;
+        if counts[i] <= share {
+            shares[i] = counts[i];
+            remaining -= counts[i];
+            continue;
+        }
+        // This server and every one after it lists more than an equal share of what is left: each gets that share.
+        let mut cut: Vec<usize> = order[pos..].to_vec();
+        cut.sort_unstable();
+        let extra = remaining % left;
+        for (k, &j) in cut.iter().enumerate() {
+            shares[j] = share + usize::from(k < extra);
+        }
+        break;
+    }
+    shares
+}
+
+fn saturating_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 /// `server__tool` when that is a valid name that only this pair can produce; else a readable prefix and a hash of
