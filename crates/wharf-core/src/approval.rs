@@ -27,6 +27,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub mod card;
+pub mod diff;
 pub mod pin;
 
 pub use card::{GrantKind, ServerStance, ToolApproval, ToolCallChoice};

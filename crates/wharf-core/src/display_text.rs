@@ -8,6 +8,7 @@
 //! cannot push Wharf's own lines off the screen.
 
 pub mod json;
+pub mod name;
 
 use unicode_general_category::{get_general_category, GeneralCategory};
 

@@ -1,12 +1,14 @@
 //! What the approval of a tool call is told and says: a server's stance from the configuration, the card's view,
 //! the user's answer, how the call was decided, why it was sent without asking, and the parts of a tool a grant is
 //! pinned to. Plain data that
-//! depends on nothing else in Wharf, so that the configuration, the broker (which carries the card) and the events
+//! depends on nothing else in Wharf (but the plain names of `display_text`, a leaf), so that the configuration, the broker (which carries the card) and the events
 //! (which tell the decision) can name it without depending on the approval engine or the chat loop that use it.
 
 use rmcp::model::JsonObject;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use crate::display_text::name::ShownName;
 
 /// A server's default for tool calls that are not the user's own (`"toolApproval"` in its entry).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ts_rs::TS)]
@@ -70,7 +72,8 @@ pub enum ToolPart {
 }
 
 /// One part that changed since a grant was given: the text before and after (schemas and annotations as indented
-/// JSON), for the card to show as a diff.
+/// JSON), whole, and the lines that differ with a little context around them (`approval/diff.rs`), so that a change
+/// deep in a long description is shown where it is.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
@@ -78,6 +81,47 @@ pub struct ToolChange {
     pub part: ToolPart,
     pub before: String,
     pub after: String,
+    #[serde(default)]
+    pub hunks: Vec<DiffHunk>,
+}
+
+/// Whether a line of a diff is in both texts, only before, or only after.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "lowercase")]
+#[ts(export)]
+pub enum DiffLineKind {
+    Same,
+    Removed,
+    Added,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(export)]
+pub struct DiffLine {
+    pub kind: DiffLineKind,
+    /// The line as written, without its line break.
+    pub text: String,
+}
+
+/// A run of changed lines with the unchanged lines around it, and where it starts in each text (line numbers from
+/// 1). Lines between two hunks are the same in both texts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct DiffHunk {
+    pub before_line: usize,
+    pub after_line: usize,
+    pub lines: Vec<DiffLine>,
+}
+
+/// How large the arguments are, said before they are shown: the bytes sent (compact JSON), the lines shown
+/// (indented JSON) and the keys of every object in them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct ArgumentsSize {
+    pub bytes: usize,
+    pub lines: usize,
+    pub keys: usize,
 }
 
 /// What the approval card shows.
@@ -90,6 +134,9 @@ pub struct ToolCallView {
     pub call_id: String,
     pub server: String,
     pub tool: String,
+    /// The server's and the tool's names as the app shows them: escaped, and what makes each unusual.
+    pub server_shown: ShownName,
+    pub tool_shown: ShownName,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub title: Option<String>,
@@ -103,6 +150,10 @@ pub struct ToolCallView {
     /// Whether the configuration trusts the server: only then do its annotations mean anything.
     pub trusted: bool,
     pub arguments: Value,
+    /// The arguments as indented JSON in which every control, bidi and invisible character inside a string is a
+    /// `\\u` escape: the same JSON, with nothing hidden in it.
+    pub arguments_text: String,
+    pub arguments_size: ArgumentsSize,
     /// What edited arguments are checked against before they are sent.
     pub input_schema: Value,
     /// What changed since a grant was given for this tool: the grant is suspended until the user answers.

@@ -147,19 +147,15 @@ impl Pinned {
         let mut changes: Vec<ToolChange> = parts
             .into_iter()
             .filter(|(_, before, after)| before != after)
-            .map(|(part, before, after)| ToolChange {
-                part,
-                before,
-                after,
-            })
+            .map(|(part, before, after)| ToolChange::new(part, before, after))
             .collect();
         if changes.is_empty() && self.server != now.server {
             // Same text, other arguments (one split differently): still another server.
-            changes.push(ToolChange {
-                part: ToolPart::Server,
-                before: server(&self.server),
-                after: server(&now.server),
-            });
+            changes.push(ToolChange::new(
+                ToolPart::Server,
+                server(&self.server),
+                server(&now.server),
+            ));
         }
         changes
     }

@@ -8,11 +8,12 @@ use serde_json::{json, Value};
 
 use super::tools::ModelTool;
 use super::vet::{fit_schema, CallRefused};
-pub use crate::approval::card::{CallDecision, ToolCallAnswer, ToolCallView};
+pub use crate::approval::card::{ArgumentsSize, CallDecision, ToolCallAnswer, ToolCallView};
 use crate::approval::pin::{Pinned, ToolPart};
 use crate::approval::{Approvals, GrantKind, ServerStance, ToolCallChoice, Verdict};
 use crate::broker::{Broker, InputAnswer, InputKind, InputRequest, InputView};
-use crate::display_text::one_line;
+use crate::display_text::name::{quoted, ShownName};
+use crate::display_text::{json as safe_json, one_line};
 use crate::events::{EventSink, HostEvent, NoticeCode};
 
 /// The most of a deny reason the model is sent.
@@ -69,6 +70,24 @@ impl From<ToolCallChoice> for CallDecision {
     }
 }
 
+impl ArgumentsSize {
+    /// The size of `arguments` as they are sent (compact JSON) and shown (indented JSON, every key counted).
+    pub fn of(arguments: &Value) -> ArgumentsSize {
+        fn keys(value: &Value) -> usize {
+            match value {
+                Value::Object(map) => map.len() + map.values().map(keys).sum::<usize>(),
+                Value::Array(items) => items.iter().map(keys).sum(),
+                _ => 0,
+            }
+        }
+        ArgumentsSize {
+            bytes: serde_json::to_string(arguments).map_or(0, |t| t.len()),
+            lines: serde_json::to_string_pretty(arguments).map_or(0, |t| t.lines().count()),
+            keys: keys(arguments),
+        }
+    }
+}
+
 /// The outcome of the approval of one call.
 #[derive(Debug, Clone)]
 pub struct Approved {
@@ -120,21 +139,27 @@ impl Approval<'_> {
                 grant: None,
                 arguments: call.arguments.clone(),
                 refusal: Some(format!(
-                    "the user's configuration denies every call of {server}'s tools"
+                    "the user's configuration denies every call of the tools of server {}",
+                    quoted(server)
                 )),
             },
             Verdict::Ask(reason) => {
                 changes = reason.changes.iter().map(|c| c.part).collect();
+                let arguments = Value::Object(call.arguments.clone());
                 let view = ToolCallView {
                     conversation: self.conversation.to_string(),
                     call_id: call.call_id.to_string(),
                     server: server.clone(),
                     tool: call.tool.tool.name.clone(),
+                    server_shown: ShownName::of(server),
+                    tool_shown: ShownName::of(&call.tool.tool.name),
                     title: call.tool.tool.title.clone(),
                     description: call.tool.tool.description.clone(),
                     annotations: call.tool.tool.annotations.clone(),
                     trusted: call.stance.trusted,
-                    arguments: Value::Object(call.arguments.clone()),
+                    arguments_text: safe_json::to_string_pretty(&arguments).unwrap_or_default(),
+                    arguments_size: ArgumentsSize::of(&arguments),
+                    arguments,
                     input_schema: call.tool.tool.input_schema.clone(),
                     changes: reason.changes,
                     destructive: reason.destructive,
@@ -164,7 +189,7 @@ impl Approval<'_> {
         let request = InputRequest {
             server: view.server.clone(),
             kind: InputKind::ToolCall,
-            cause: Some(format!("the model calls {}", view.tool)),
+            cause: Some(format!("the model calls tool {}", quoted(&view.tool))),
             origin: Some(json!({"conversation": view.conversation, "call": view.call_id})),
             params: json!({"name": view.tool, "arguments": view.arguments}),
             view: Some(InputView::ToolCall(Box::new(view.clone()))),
@@ -204,8 +229,8 @@ impl Approval<'_> {
                 server: Some(view.server.clone()),
                 code: NoticeCode::GrantNotKept,
                 message: format!(
-                    "the grant for {} was not kept ({e}): the next call will ask again",
-                    view.tool
+                    "the grant for tool {} was not kept ({e}): the next call will ask again",
+                    quoted(&view.tool)
                 ),
             });
         }

@@ -9,6 +9,7 @@ use crate::approval::ToolApproval;
 use crate::broker::{DeclaredCapabilities, QuestionQueue, ScriptedAgent, UserAgent};
 use crate::chat::tools::ModelTools;
 use crate::connection::ToolInfo;
+use crate::display_text::name::NameOddity;
 
 /// A scripted user that also keeps every question it was asked.
 struct Recording {
@@ -251,4 +252,71 @@ async fn the_window_cannot_answer_with_arguments_that_break_the_schema() {
     let (approved, ()) = tokio::join!(asking, answering);
     assert_eq!(approved.decision, CallDecision::AllowConversation);
     assert_eq!(approved.arguments["path"], "/w/b");
+}
+
+#[tokio::test]
+async fn a_tool_named_in_words_is_quoted_in_the_cause_and_flagged_on_the_card() {
+    let mut s = setup(r#"{"tool_call": {"action": "deny"}}"#);
+    let name = "note on trusted-docs\u{202e}";
+    let info = ToolInfo {
+        name: name.into(),
+        title: None,
+        description: None,
+        input_schema: json!({"type": "object"}),
+        output_schema: None,
+        annotations: None,
+    };
+    s.tools = ModelTools::new([("evil".to_string(), vec![info])]);
+    let tool = s.tools.iter().next().unwrap().clone();
+    let approval = Approval {
+        approvals: &s.approvals,
+        broker: &s.broker,
+        events: &s.sink,
+        conversation: "c1",
+    };
+    let tail = format!("{}; rm -rf ~\u{200b}", "a".repeat(5000));
+    let arguments = json!({"text": tail, "more": {"k1": 1, "k2": [{"k3": true}]}});
+    approval
+        .decide(CallToApprove {
+            call_id: "call-1",
+            tool: &tool,
+            pinned: Pinned::new(server(), &tool.tool),
+            stance: ASK,
+            arguments: arguments.as_object().unwrap().clone(),
+            new_tool: true,
+        })
+        .await;
+    let asked = s.agent.asked.lock().unwrap().clone();
+    assert_eq!(
+        asked[0].cause.as_deref(),
+        Some("the model calls tool \"note on trusted-docs\\u{202e}\"")
+    );
+    let Some(InputView::ToolCall(view)) = &asked[0].view else {
+        panic!("{:?}", asked[0].view)
+    };
+    assert_eq!(view.tool_shown.escaped, "note on trusted-docs\\u{202e}");
+    assert_eq!(
+        view.tool_shown.oddities,
+        [NameOddity::Spaces, NameOddity::Hidden]
+    );
+    assert!(view.server_shown.oddities.is_empty());
+    // The whole argument, its dangerous tail too, with the zero-width space visible and the same JSON.
+    assert!(
+        view.arguments_text.contains("; rm -rf ~\\u200b\""),
+        "{}",
+        view.arguments_text
+    );
+    assert!(!view.arguments_text.contains('\u{200b}'));
+    assert_eq!(
+        serde_json::from_str::<Value>(&view.arguments_text).unwrap(),
+        arguments
+    );
+    assert_eq!(
+        view.arguments_size,
+        ArgumentsSize {
+            bytes: serde_json::to_string(&arguments).unwrap().len(),
+            lines: 11,
+            keys: 5,
+        }
+    );
 }
