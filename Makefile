@@ -101,7 +101,8 @@ FUZZ_SECONDS ?= 240
 # One cargo test filter per target, + for spaces: the integration targets, then wharf-core's own unit properties.
 FUZZ_TARGETS := --test+fuzz+mrtr --test+fuzz+raw_message --test+fuzz+form --test+fuzz+credential --test+fuzz+url \
   --test+fuzz+config --test+fuzz+paths --lib+stdio_transport::fuzz_tests --lib+never_panic \
-  --lib+every_folder_name --lib+display_text::tests::fuzz --lib+redact::tests::fuzz
+  --lib+every_folder_name --lib+display_text::tests::fuzz --lib+redact::tests::fuzz \
+  --lib+redact::tests::pieces::fuzz
 fuzz:
 	$(CARGO) test -p wharf-core --lib --test fuzz --no-run
 	@for target in $(FUZZ_TARGETS); do \

@@ -7,6 +7,15 @@
 //! the user, where masking an ordinary value (a path, a URL) costs nothing. [`Redactor::redact_secrets`] masks only
 //! the values that look secret (by their name, their shape, or because they came from the keyring), for the records
 //! a program reads back (the events file, JSON on stdout), where masking a workspace path would break them.
+//!
+//! Chat masks in the second strength: what a tool returns is for the model to use, and the ordinary values of the
+//! configuration (a workspace path, a URL, a mode) are what tools report and the model must be able to use again.
+//! A header's value counts as secret unless the header is an ordinary one (`Accept`, `User-Agent`): a header is
+//! configured for a remote server to let the user in, whatever it is called.
+//!
+//! Masking is done before any cut, so a secret across a cut is never half kept; [`Redactor::cut_secrets`] cuts that
+//! way, and [`Redactor::redact_piece`] masks what is left of a secret at the edge of a text that came already cut.
+//! [`StreamRedactor`] masks a text that arrives in pieces, holding back what may be the start of a secret.
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
@@ -99,6 +108,25 @@ pub fn learn_runtime_secret(value: &str) {
     }
     let all: Vec<String> = runtime.learned.iter().cloned().collect();
     runtime.longest_first = ordered(all);
+}
+
+/// Headers whose values are no credential: content negotiation and the client's own description.
+const ORDINARY_HEADERS: &[&str] = &[
+    "accept",
+    "accept-language",
+    "accept-encoding",
+    "content-type",
+    "user-agent",
+    "cache-control",
+    "origin",
+    "referer",
+    "mcp-protocol-version",
+];
+
+/// Whether a header called `name` holding `value`, sent to a remote server, is to be treated as a secret: unless it
+/// is an ordinary header, it is there to let the user in, whatever it is called (`X-Tenant`, `X-Workspace`).
+pub fn header_looks_secret(name: &str, value: &str) -> bool {
+    looks_secret(name, value) || !ORDINARY_HEADERS.contains(&name.to_ascii_lowercase().as_str())
 }
 
 /// Whether an env variable or header called `name` holding `value` is to be treated as a secret.
@@ -296,6 +324,12 @@ fn credential_len(text: &str) -> usize {
     text.find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ',' | ';' | '&' | '}' | '\\'))
         .unwrap_or(text.len())
 }
+
+mod edges;
+mod stream;
+
+pub use edges::Cut;
+pub use stream::StreamRedactor;
 
 #[cfg(test)]
 mod tests;

@@ -357,13 +357,15 @@ fn count(usage: &Value, key: &str) -> Option<u64> {
     usage.get(key).and_then(Value::as_u64)
 }
 
-/// A provider's error object as one bounded line.
+/// A provider's error object as one line, bounded far above what is shown: it is cut to its shown length only
+/// after the key and other secrets are masked (where the provider's error is handed on), so that a key quoted
+/// across the cut is never half kept.
 fn error_text(error: &Value) -> String {
     let message = error
         .get("message")
         .and_then(Value::as_str)
         .map_or_else(|| error.to_string(), str::to_string);
-    crate::display_text::one_line(&message, 300)
+    crate::display_text::one_line(&message, 16 * 1024)
 }
 
 #[cfg(test)]

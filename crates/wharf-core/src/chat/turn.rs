@@ -61,6 +61,9 @@ pub struct TurnContext<'a> {
     pub running: &'a RunningConversations,
     pub events: &'a EventSink,
     pub settings: &'a ChatSettings,
+    /// Masks the configuration's secrets and every key the process knows in what a server or the model wrote,
+    /// before it is shown, stored or sent on.
+    pub redactor: &'a crate::redact::Redactor,
 }
 
 /// Why a turn could not start (once started, a turn always ends with an outcome).
@@ -449,10 +452,14 @@ impl Turn<'_> {
 
     /// Stores one message; a store that fails does not end the turn (what is shown stays shown), but the user is
     /// told that the conversation will not have it.
-    fn store(&self, role: Role, text: &str, data: Option<Value>) {
+    fn store(&self, role: Role, text: &str, mut data: Option<Value>) {
+        // Whatever wrote it (a server's result, the model, a provider's error), no secret is kept or exported.
+        if let Some(data) = &mut data {
+            self.cx.redactor.redact_json(data);
+        }
         let message = NewMessage {
             role,
-            text: text.to_string(),
+            text: self.cx.redactor.redact_secrets(text).into_owned(),
             data,
         };
         if let Err(e) = self.cx.store.append(self.conversation, message) {
@@ -478,19 +485,38 @@ impl Turn<'_> {
         let mut shown = String::new();
         let events = self.cx.events;
         let conversation = self.conversation;
+        // A secret split across two deltas must not get out in halves: what may start one waits for the next.
+        let mut masking = crate::redact::StreamRedactor::new(self.cx.redactor.clone());
+        let emit = |text: String, shown: &mut String| {
+            if !text.is_empty() {
+                shown.push_str(&text);
+                events.emit(HostEvent::ChatDelta {
+                    conversation: conversation.to_string(),
+                    text,
+                });
+            }
+        };
         let streamed = tokio::select! {
             reply = provider::stream_reply(&settings.provider, self.key, &body, settings.idle, |delta| {
                 if let Delta::Text(text) = delta {
-                    shown.push_str(&text);
-                    events.emit(HostEvent::ChatDelta { conversation: conversation.to_string(), text });
+                    emit(masking.push(&text), &mut shown);
                 }
             }) => Some(reply),
             _ = self.cancel.cancelled() => None,
         };
+        emit(masking.finish(), &mut shown);
         match streamed {
             None => Streamed::Cancelled(shown),
-            Some(Ok(reply)) => Streamed::Reply(reply),
-            Some(Err(e)) => Streamed::Failed(e.user_message()),
+            Some(Ok(mut reply)) => {
+                reply.text = self.cx.redactor.redact_secrets(&reply.text).into_owned();
+                Streamed::Reply(reply)
+            }
+            Some(Err(e)) => Streamed::Failed(
+                self.cx
+                    .redactor
+                    .redact_secrets(&e.user_message())
+                    .into_owned(),
+            ),
         }
     }
 }

@@ -15,12 +15,12 @@ impl Redactor {
             .iter()
             .filter_map(|s| s.transport.as_ref().ok())
         {
-            let pairs = match transport {
-                TransportDef::Stdio { env, .. } => env,
-                TransportDef::Http { headers, .. } => headers,
+            let (pairs, secret): (_, fn(&str, &str) -> bool) = match transport {
+                TransportDef::Stdio { env, .. } => (env, redact::looks_secret),
+                TransportDef::Http { headers, .. } => (headers, redact::header_looks_secret),
             };
             for (name, value) in pairs {
-                if redact::looks_secret(name, value) {
+                if secret(name, value) {
                     secrets.extend(redact::with_credential(value));
                 } else {
                     others.push(value.clone());

@@ -105,6 +105,8 @@ pub struct ChatService {
     pub store: ConversationStore,
     settings: std::sync::RwLock<Result<ChatSettings, String>>,
     running: RunningConversations,
+    /// The configuration's secrets (and, as every redactor, the keys the process read), masked in every turn.
+    redactor: crate::redact::Redactor,
 }
 
 /// Where a front end's chat keeps its files.
@@ -133,17 +135,21 @@ impl ChatService {
         notices.extend(notice);
         let (store, notice) = ConversationStore::open(&paths.conversations)?;
         notices.extend(notice);
+        let redactor = crate::redact::Redactor::default();
+        redactor.learn(config);
         let service = ChatService {
             approvals,
             store,
             settings: std::sync::RwLock::new(chat_settings(config).map_err(|e| e.to_string())),
             running: RunningConversations::default(),
+            redactor,
         };
         Ok((service, notices))
     }
 
     /// The configuration changed: the next turn uses its model.
     pub fn reconfigure(&self, config: &Config) {
+        self.redactor.learn(config);
         if let Ok(mut settings) = self.settings.write() {
             *settings = chat_settings(config).map_err(|e| e.to_string());
         }
@@ -190,6 +196,7 @@ impl ChatService {
             running: &self.running,
             events: host.events(),
             settings,
+            redactor: &self.redactor,
         }
     }
 }

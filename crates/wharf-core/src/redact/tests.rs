@@ -193,3 +193,5 @@ fn secrets_learned_at_run_time_are_masked_by_every_redactor() {
     learn_runtime_secret("abc");
     assert_eq!(after.redact("abc"), "abc");
 }
+
+mod pieces;

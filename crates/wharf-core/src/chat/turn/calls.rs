@@ -131,11 +131,18 @@ impl Turn<'_> {
                     .call_tool(&pending.tool, arguments, &options)
                     .await
                 {
-                    Ok(value) => result::from_server(&value, self.cx.settings.images),
+                    Ok(value) => {
+                        result::from_server(&value, self.cx.settings.images, self.cx.redactor)
+                    }
                     Err(_) if self.cancel.is_cancelled() => {
                         said("the user stopped the turn: the call was cancelled on its server")
                     }
-                    Err(e) => said(&format!("the call failed: {e}")),
+                    Err(e) => said(
+                        &self
+                            .cx
+                            .redactor
+                            .redact_secrets(&format!("the call failed: {e}")),
+                    ),
                 }
             }
         };

@@ -1,11 +1,14 @@
 //! A tool's result on its way back to the model and into the conversation: written as text under the caps a
 //! result has in the window (text cut at 1 MiB, each cut said), with its images for a model that takes them, and
-//! kept as the server sent it when that is small.
+//! kept as the server sent it when that is small. The configuration's secrets and every key the process knows are
+//! masked first, before any cut: a server that echoes its env or headers gives neither the model nor the stored
+//! conversation the values.
 
 use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::chat::request::ModelImage;
+use crate::redact::Redactor;
 use crate::view::content::{ContentView, MessageBlock, IMAGE_CAP, TEXT_CAP};
 use crate::view::tool_result::tool_result_view;
 
@@ -48,9 +51,17 @@ pub struct ForModel {
 }
 
 /// The text the model is given for a server's `tools/call` result (with its images when `images` says the model
-/// takes them), and the result as kept.
-pub fn from_server(result: &Value, images: bool) -> (ForModel, CallResult) {
-    let given = for_model(result, images);
+/// takes them), and the result as kept, both with `redactor`'s secrets masked.
+pub fn from_server(result: &Value, images: bool, redactor: &Redactor) -> (ForModel, CallResult) {
+    // Masked string by string before the text is cut to the window's cap, so a secret across the cut goes whole.
+    let mut masked = result.clone();
+    redactor.redact_json(&mut masked);
+    let result = &masked;
+    let mut given = for_model(result, images);
+    // And once more as joined: the text written around the blocks is Wharf's, but the joining is new text.
+    if let std::borrow::Cow::Owned(text) = redactor.redact_secrets(&given.text) {
+        given.text = text;
+    }
     let text = given.text.clone();
     let view = tool_result_view(result);
     let content = result
@@ -184,7 +195,7 @@ mod tests {
             {"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="},
             {"type": "resource_link", "uri": "file:///w/a", "name": "a"},
         ], "isError": false});
-        let (given, kept) = from_server(&result, false);
+        let (given, kept) = from_server(&result, false, &Redactor::default());
         assert!(given.images.is_empty());
         assert_eq!(
             given.text,
@@ -201,7 +212,7 @@ mod tests {
         let mut content = vec![json!({"type": "text", "text": "shots"}), lying];
         content.extend(std::iter::repeat_n(png, 5));
         let result = json!({ "content": content });
-        let (given, kept) = from_server(&result, true);
+        let (given, kept) = from_server(&result, true, &Redactor::default());
         assert_eq!(given.images.len(), MAX_IMAGES_PER_RESULT);
         let lines: Vec<&str> = given.text.lines().collect();
         assert_eq!(lines[0], "shots");
@@ -220,7 +231,10 @@ mod tests {
         let record = json!({ "result": serde_json::to_value(&kept).unwrap() });
         assert_eq!(kept_images(&record), given.images);
         // Not to a model that takes none.
-        assert!(from_server(&result, false).0.images.is_empty());
+        assert!(from_server(&result, false, &Redactor::default())
+            .0
+            .images
+            .is_empty());
     }
 
     #[test]
@@ -234,13 +248,13 @@ mod tests {
         };
         // 3 MB of PNG, over the text cap as base64: kept, and given to the model.
         let result = json!({"content": [{"type": "text", "text": "a screenshot"}, png(3_000_000)]});
-        let (given, kept) = from_server(&result, true);
+        let (given, kept) = from_server(&result, true, &Redactor::default());
         assert!(!kept.shortened);
         assert_eq!(kept.content.len(), 2);
         assert_eq!(given.images.len(), 1);
         // Over the window's image cap: only the text is kept.
         let result = json!({"content": [png(6_000_000), png(6_000_000)]});
-        let (_, kept) = from_server(&result, true);
+        let (_, kept) = from_server(&result, true, &Redactor::default());
         assert!(kept.shortened);
     }
 
@@ -248,7 +262,7 @@ mod tests {
     fn a_huge_result_is_cut_for_the_model_and_kept_shortened() {
         let big = "x".repeat(TEXT_CAP + 10);
         let result = json!({"content": [{"type": "text", "text": big}], "isError": true});
-        let (given, kept) = from_server(&result, true);
+        let (given, kept) = from_server(&result, true, &Redactor::default());
         let text = given.text;
         assert!(text.ends_with("[the rest of this text was cut]"));
         assert!(text.len() < TEXT_CAP + 100);
@@ -258,9 +272,48 @@ mod tests {
 
     #[test]
     fn structured_content_alone_is_given_and_nothing_is_said_as_such() {
-        let (given, _) = from_server(&json!({"content": [], "structuredContent": {"n": 1}}), true);
+        let (given, _) = from_server(
+            &json!({"content": [], "structuredContent": {"n": 1}}),
+            true,
+            &Redactor::default(),
+        );
         assert!(given.text.contains("\"n\": 1"), "{}", given.text);
-        let (given, _) = from_server(&json!({"content": []}), true);
+        let (given, _) = from_server(&json!({"content": []}), true, &Redactor::default());
         assert_eq!(given.text, "(the tool returned no content)");
+    }
+    #[test]
+    fn echoed_secrets_reach_neither_the_model_nor_the_record() {
+        let redactor = Redactor::default();
+        redactor.learn_values(
+            vec!["tok-echoed-secret-0042".into()],
+            vec!["/w/project".into()],
+        );
+        let secret = "tok-echoed-secret-0042";
+        // Across the cut at the window's text cap, in structured content, as a key of an echoed header map.
+        let mut big = "x".repeat(TEXT_CAP - 8);
+        big.push_str(secret);
+        let result = json!({"content": [{"type": "text", "text": format!("env TOKEN={secret} ROOT=/w/project")}],
+            "structuredContent": {"TOKEN": secret, "headers": {secret: [secret]}}});
+        let (given, kept) = from_server(&result, false, &redactor);
+        let kept = serde_json::to_string(&kept).unwrap();
+        assert!(
+            !given.text.contains("tok-echoed") && !kept.contains("tok-echoed"),
+            "{given:?} {kept}"
+        );
+        // The model may use what only looks ordinary: a workspace path is what tools report.
+        assert!(given.text.contains("ROOT=/w/project"), "{}", given.text);
+        let (given, kept) = from_server(
+            &json!({"content": [{"type": "text", "text": big}]}),
+            false,
+            &redactor,
+        );
+        for piece in secret.as_bytes().windows(6) {
+            let piece = std::str::from_utf8(piece).unwrap();
+            assert!(!given.text.contains(piece), "{piece} in the model's text");
+            assert!(
+                !serde_json::to_string(&kept).unwrap().contains(piece),
+                "{piece} kept"
+            );
+        }
     }
 }

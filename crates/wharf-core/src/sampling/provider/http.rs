@@ -39,6 +39,10 @@ impl<'a> Http<'a> {
         let client = builder
             .build()
             .map_err(|e| ProviderError::Unreachable(format!("no HTTP client: {e}")))?;
+        if let Some(key) = key {
+            // Whatever quotes it later (an error, a tool result, a log line) must not show it, even cut.
+            crate::redact::learn_runtime_secret(key);
+        }
         Ok(Http {
             client,
             base_url: &config.base_url,
@@ -66,12 +70,21 @@ impl<'a> Http<'a> {
         Ok(Some(value))
     }
 
-    /// Replaces the key wherever a provider or the network stack echoed it.
+    /// Replaces the key wherever a provider or the network stack echoed it, and every other secret the process
+    /// knows (a server's token a proxy quoted back, a credential in a form field).
     pub(super) fn scrub(&self, text: &str) -> String {
-        match self.key.as_ref().map(ApiKey::expose) {
+        let text = match self.key.as_ref().map(ApiKey::expose) {
             Some(key) if key.len() >= 4 => text.replace(key, "***"),
             _ => text.to_string(),
-        }
+        };
+        crate::redact::Redactor::default()
+            .redact_secrets(&text)
+            .into_owned()
+    }
+
+    /// [`Http::scrub`], then cut to [`MAX_ERROR_CHARS`] so that no piece of a secret is left at the cut.
+    pub(super) fn scrub_cut(&self, text: &str) -> String {
+        truncate(&self.scrub(text), MAX_ERROR_CHARS)
     }
 
     /// POSTs `body` and returns the JSON of a 2xx answer; anything else becomes the matching error.
@@ -215,7 +228,7 @@ impl<'a> Http<'a> {
             429 => ProviderError::RateLimited { retry_after },
             code => ProviderError::Http {
                 status: code,
-                message: truncate(&self.scrub(&error_message(body)), MAX_ERROR_CHARS),
+                message: self.scrub_cut(&error_message(body)),
             },
         }
     }
@@ -269,7 +282,8 @@ pub(super) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
 }
 
 /// The provider's own explanation: `error.message` (OpenAI, Anthropic), `error` as a string (Ollama), `message`,
-/// else the body's text. Not truncated here: the key is scrubbed first, so no cut can leave half of it behind.
+/// else the body's text. Not truncated here: the key is scrubbed first (see [`truncate`]), so no cut can leave half
+/// of it behind.
 pub(super) fn error_message(body: &[u8]) -> String {
     let from_json = serde_json::from_slice::<Value>(body).ok().and_then(|v| {
         v.pointer("/error/message")
@@ -290,7 +304,7 @@ pub(super) fn malformed(msg: impl Into<String>) -> ProviderError {
 }
 
 /// A 2xx answer without the list it must have (`what`): some gateways answer 200 with an error object, whose text
-/// is then the useful part.
+/// is then the useful part, masked before it is cut (the key is known to every redactor once it is used).
 pub(super) fn missing(answer: &serde_json::Value, what: &str) -> ProviderError {
     match answer
         .pointer("/error/message")
@@ -304,9 +318,8 @@ pub(super) fn missing(answer: &serde_json::Value, what: &str) -> ProviderError {
     }
 }
 
+/// `text` cut to `max_chars` (and `…`), masked first and with what is left of a secret at the cut masked too: a
+/// key the provider quoted across the cut is never half kept.
 pub(super) fn truncate(text: &str, max_chars: usize) -> String {
-    match text.char_indices().nth(max_chars) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_string(),
-    }
+    crate::redact::Redactor::default().cut_secrets(text, max_chars)
 }

@@ -65,7 +65,7 @@ pub async fn stream_reply(
     })
     .await
     .map_err(|e| match e {
-        ProviderError::Stream(m) => ProviderError::Stream(http.scrub(&m)),
+        ProviderError::Stream(m) => ProviderError::Stream(http.scrub_cut(&m)),
         other => other,
     })?;
     reader
