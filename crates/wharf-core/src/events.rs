@@ -60,6 +60,7 @@ wire_codes! {
         GrantNotKept = "grant_not_kept",
         ConversationNotSaved = "conversation_not_saved",
         ToolsNotOffered = "tools_not_offered",
+        ToolsLeftOut = "tools_left_out",
     }
 }
 

@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 use super::approve::CallDecision;
 use super::request::{RequestOptions, TurnMessage};
 use super::stream::{Delta, StopReason, Usage};
-use super::tools::ModelTools;
+use super::tools::{ModelTools, ToolsLeftOut};
 use crate::approval::{Approvals, GrantKind};
 use crate::config::ServerDef;
 use crate::connection::Connection;
@@ -202,6 +202,11 @@ pub struct TurnOutcome {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub error: Option<String>,
+    /// The servers some of whose tools the model was not offered, and why (also a notice entry): what the turn
+    /// first left out; none when every tool was offered.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<ToolsLeftOut>>", optional)]
+    pub tools_left_out: Vec<ToolsLeftOut>,
 }
 
 /// Runs one turn: `message` added to `conversation` (a new one when `None`), the model's replies and tool calls
@@ -318,6 +323,31 @@ async fn gather_tools(
     (servers, ModelTools::new(lists.into_iter().flatten()))
 }
 
+impl Turn<'_> {
+    /// Tells the user that the model is not offered every tool, the first time in the turn that a step leaves some
+    /// out: a notice stored in the conversation (with what was left out as its data), then told as an event, and
+    /// the turn's entry. `told` keeps what was left out then, for the turn's outcome.
+    fn tell_left_out(&self, told: &mut Vec<ToolsLeftOut>, tools: &ModelTools) -> Option<TurnEntry> {
+        if !told.is_empty() {
+            return None;
+        }
+        let message = tools.left_out_message()?;
+        told.clone_from(&tools.left_out);
+        self.store(
+            Role::Notice,
+            &message,
+            Some(json!({ "toolsLeftOut": told })),
+        );
+        // After it is stored: a front end that reads the conversation on this event finds it.
+        self.cx.events.emit(HostEvent::Notice {
+            server: None,
+            code: NoticeCode::ToolsLeftOut,
+            message: message.clone(),
+        });
+        Some(notice(message))
+    }
+}
+
 struct Turn<'a> {
     cx: &'a TurnContext<'a>,
     conversation: &'a str,
@@ -337,6 +367,7 @@ impl Turn<'_> {
         let mut context =
             super::context::ContextEstimate::empty(u64::from(self.cx.settings.context_tokens));
         let (mut told_shortened, mut told_overfull) = (false, false);
+        let mut left_out = Vec::new();
         for step in 0..self.cx.settings.max_steps {
             if step > 0 {
                 // A server may have changed its tools meanwhile (`list_changed`): the model sees them as they are.
@@ -344,6 +375,7 @@ impl Turn<'_> {
                 self.servers = servers;
                 tools = now;
             }
+            entries.extend(self.tell_left_out(&mut left_out, &tools));
             let system = system_prompt(&self.cx.host.workspace().folders());
             let mut sent = messages.clone();
             let fixed = system.len() + tools_chars(&tools);
@@ -447,6 +479,7 @@ impl Turn<'_> {
             stop_reason: stop,
             error,
             context,
+            tools_left_out: left_out,
         }
     }
 
