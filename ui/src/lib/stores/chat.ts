@@ -18,6 +18,7 @@ import type { SearchHit } from "../../bindings/SearchHit";
 import type { ThreadMessage } from "../../bindings/ThreadMessage";
 import type { ToolCallRecord } from "../../bindings/ToolCallRecord";
 import type { ToolResultView } from "../../bindings/ToolResultView";
+import type { ToolsLeftOut } from "../../bindings/ToolsLeftOut";
 import type { TurnStop } from "../../bindings/TurnStop";
 import type { Usage } from "../../bindings/Usage";
 import type { JsonValue } from "../../bindings/serde_json/JsonValue";
@@ -72,7 +73,7 @@ export type ThreadItem =
   | { kind: "user"; id: number; text: string; chips: AttachedChip[] }
   | { kind: "assistant"; id: number; text: string }
   | { kind: "tool"; id: number; record: ToolCallRecord; view: ToolResultView | null }
-  | { kind: "notice"; id: number; text: string };
+  | { kind: "notice"; id: number; text: string; leftOut: ToolsLeftOut[] };
 
 /** The running turn of the thread shown: the open conversation's, or the one its first message started. */
 export function threadTurn(s: ChatState): RunningTurn | null {
@@ -98,14 +99,49 @@ export function threadItems(messages: ThreadMessage[]): ThreadItem[] {
         break;
       case "tool":
         if (isRecord(m.data)) items.push({ kind: "tool", id: m.id, record: m.data, view: m.resultView ?? null });
-        else items.push({ kind: "notice", id: m.id, text: m.text });
+        else items.push({ kind: "notice", id: m.id, text: m.text, leftOut: [] });
         break;
       case "notice":
-        items.push({ kind: "notice", id: m.id, text: m.text });
+        items.push({ kind: "notice", id: m.id, text: m.text, leftOut: leftOutOf(m.data) });
         break;
     }
   }
   return items;
+}
+
+/** The servers whose tools the model was not offered, as a notice of the turn keeps them: whatever else it holds is
+ * left aside, as the data is read back from the store. */
+export function leftOutOf(data: JsonValue | undefined): ToolsLeftOut[] {
+  if (typeof data !== "object" || data === null || Array.isArray(data)) return [];
+  const list = (data as Record<string, unknown>)["toolsLeftOut"];
+  if (!Array.isArray(list)) return [];
+  return list.filter((entry): entry is ToolsLeftOut => {
+    if (typeof entry !== "object" || entry === null) return false;
+    const e = entry as Record<string, unknown>;
+    return (
+      typeof e["server"] === "string" &&
+      typeof e["offered"] === "number" &&
+      typeof e["listed"] === "number" &&
+      typeof e["reason"] === "string" &&
+      Array.isArray(e["tools"]) &&
+      e["tools"].every((t) => typeof t === "string")
+    );
+  });
+}
+
+/** One server cut to its share, in words: how many of its tools the model is offered and why, and the names told of
+ * those left out (with how many more were not named). */
+export function leftOutLine(cut: ToolsLeftOut): { line: string; names: string } {
+  const why =
+    cut.reason === "over_share"
+      ? "the servers list more than a request takes, and it lists more than its equal share"
+      : cut.reason;
+  const unnamed = cut.listed - cut.offered - cut.tools.length;
+  const more = unnamed > 0 ? ` and ${String(unnamed)} more` : "";
+  return {
+    line: `${String(cut.offered)} of its ${String(cut.listed)} tools offered: ${why}`,
+    names: cut.tools.length === 0 ? "" : `${cut.tools.join(", ")}${more}`,
+  };
 }
 
 function isRecord(data: JsonValue | undefined): data is JsonValue & ToolCallRecord {
@@ -375,6 +411,10 @@ export function createChat(notices: NoticeStore): ChatStore {
     handleEvent(event) {
       if (event.event === "chat_turn_started") {
         started(event.turn, event.conversation);
+      } else if (event.event === "notice" && event.code === "tools_left_out") {
+        // The turn stored the notice before its first request: the open thread shows it while the turn runs.
+        const open = get(state).open;
+        if (open !== null && runningIn(open) !== null) void loadMessages(open);
       } else if (event.event === "chat_delta") {
         const turn = runningIn(event.conversation);
         if (turn === null) return;
