@@ -2,7 +2,7 @@
 //! server listing 500 tools, its key sorting first, beside the honest python SDK server. The honest server's tools
 //! all reach the model (as the scripted provider received them), and the user is told what was left out and why: the
 //! turn's `toolsLeftOut`, a `tools_left_out` notice on stderr and in the events file, and a notice in the stored
-//! conversation, once a turn.
+//! conversation, once a turn; the session's `chat` tells it as a `notice` event before its reply.
 
 // Integration tests: a failed unwrap is a failed test, with its message.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -173,4 +173,35 @@ fn when_every_tool_fits_nothing_is_left_out_or_said() {
     assert!(turn.get("toolsLeftOut").is_none(), "{turn}");
     assert_eq!(turn["messages"].as_array().unwrap().len(), 1);
     assert!(!stderr_text(&out).contains("tools the servers list"));
+}
+
+#[test]
+fn the_sessions_chat_tells_it_as_a_notice_event_before_its_reply() {
+    let provider = ChatProvider::start(json!([{"text": "done"}]));
+    let servers = json!({"aaa": flood(FLOOD), "py": python_stdio()});
+    let scratch = scratch_for(&provider, "anthropic", servers);
+    let mut session = scratch.session();
+    session.send(json!({"id": 1, "cmd": "chat", "conversation": null, "message": "hi"}));
+    let reply = session.reply(1);
+    assert_eq!(reply["ok"], true, "{reply}");
+    assert_eq!(
+        reply["result"]["toolsLeftOut"][0]["server"], "aaa",
+        "{reply}"
+    );
+    let (status, seen) = session.quit_and_collect();
+    assert!(status.success());
+    let at = |pred: &dyn Fn(&Value) -> bool| seen.iter().position(pred);
+    let notices: Vec<&Value> = seen
+        .iter()
+        .filter(|v| v["event"] == "notice" && v["code"] == "tools_left_out")
+        .collect();
+    assert_eq!(notices.len(), 1, "{seen:#?}");
+    assert!(notices[0].get("server").is_none(), "{}", notices[0]);
+    let notice = at(&|v| v["event"] == "notice" && v["code"] == "tools_left_out").unwrap();
+    let answered = at(&|v| v["id"] == 1).unwrap();
+    assert!(notice < answered, "{seen:#?}");
+    assert_eq!(
+        tool_names(&provider.requests()[0], "anthropic").len(),
+        LIMIT
+    );
 }
