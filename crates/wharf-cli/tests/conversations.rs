@@ -103,3 +103,34 @@ fn an_unreadable_database_is_set_aside_and_the_user_told() {
         "{err}"
     );
 }
+
+/// Several `wharf` processes started at once on a data folder with no database yet (what a server can do by running
+/// `wharf` from its tool while the user's own starts): each opens the database that the first of them makes, and
+/// none fails on tables another made a moment before.
+#[test]
+fn wharfs_started_together_on_a_new_database_all_open_it() {
+    for round in 0..4 {
+        let scratch = Scratch::new(json!({}));
+        let children: Vec<_> = (0..6)
+            .map(|_| {
+                scratch
+                    .wharf()
+                    .args(["conversations", "list"])
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for child in children {
+            let out = child.wait_with_output().unwrap();
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "round {round}: {}",
+                stderr_text(&out)
+            );
+            assert_eq!(stdout_json(&out), json!([]));
+        }
+    }
+}

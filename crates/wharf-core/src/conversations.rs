@@ -395,8 +395,12 @@ impl ConversationStore {
     /// Messages whose text has every word of `query`, best match first. The words are searched as written:
     /// quotes, `*`, `OR` and the like are words here, not search syntax.
     pub fn search(&self, query: &str) -> Result<Vec<SearchHit>, ConversationError> {
+        // Control characters are no part of any word the index keeps, and a NUL ends FTS5's reading of the query
+        // with a syntax error: they are left out.
         let words: Vec<String> = query
             .split_whitespace()
+            .map(|word| word.chars().filter(|c| !c.is_control()).collect::<String>())
+            .filter(|word| !word.is_empty())
             .map(|word| format!("\"{}\"", word.replace('"', "\"\"")))
             .collect();
         if words.is_empty() {
@@ -480,7 +484,24 @@ impl Opened {
 /// How long a write waits for another Wharf's to finish.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// Opens and checks the database, trying again while another opener holds it: switching a new database to WAL
+/// needs it to itself, and SQLite answers "busy" at once there rather than waiting out the busy timeout.
 fn open_checked(path: &Path) -> Result<Connection, Opened> {
+    let gives_up = std::time::Instant::now() + BUSY_TIMEOUT;
+    loop {
+        match open_once(path) {
+            Err(Opened::Failed(_, e))
+                if e.sqlite_error_code() == Some(ErrorCode::DatabaseBusy)
+                    && std::time::Instant::now() < gives_up =>
+            {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            opened => return opened,
+        }
+    }
+}
+
+fn open_once(path: &Path) -> Result<Connection, Opened> {
     let failed = |action| move |e: rusqlite::Error| classify(action, e);
     let mut conn = Connection::open(path).map_err(failed("open"))?;
     conn.busy_timeout(BUSY_TIMEOUT).map_err(failed("open"))?;

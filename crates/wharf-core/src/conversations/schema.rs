@@ -1,7 +1,7 @@
 //! The database's tables, as numbered migrations: `PRAGMA user_version` says how many have run. A database from a
 //! newer Wharf (a higher number) is left as it is.
 
-use rusqlite::Connection;
+use rusqlite::{Connection, TransactionBehavior};
 
 /// Each step, in order; step `n` brings the database to version `n + 1`. A step is never edited once released: a
 /// change is a new step.
@@ -49,18 +49,26 @@ pub(super) enum Migrated {
 
 /// Runs the steps the database has not had, each in its own transaction with its version number, so a crash
 /// between two steps leaves a database at one version or the next, never between.
+///
+/// The app, `wharf` and any program a server starts may open the same new database at once. Each step takes the
+/// write lock first (`BEGIN IMMEDIATE`, waiting out the busy timeout) and reads the version under it: a version
+/// read before the lock may already be stale, and its step would then fail on tables another opener just made.
 pub(super) fn migrate(conn: &mut Connection) -> rusqlite::Result<Migrated> {
-    let mut version: i64 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
-    if version > LATEST {
-        return Ok(Migrated::Newer(version));
-    }
-    while version < LATEST {
-        let step = MIGRATIONS[version as usize];
-        let tx = conn.transaction()?;
+    loop {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let version: i64 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+        if version > LATEST {
+            return Ok(Migrated::Newer(version));
+        }
+        let Some(step) = usize::try_from(version)
+            .ok()
+            .and_then(|at| MIGRATIONS.get(at))
+        else {
+            // At the latest version (or a negative one no Wharf writes, which no step can bring forward).
+            return Ok(Migrated::Current);
+        };
         tx.execute_batch(step)?;
-        version += 1;
-        tx.pragma_update(None, "user_version", version)?;
+        tx.pragma_update(None, "user_version", version + 1)?;
         tx.commit()?;
     }
-    Ok(Migrated::Current)
 }

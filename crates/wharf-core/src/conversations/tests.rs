@@ -230,3 +230,90 @@ fn a_folder_that_cannot_be_made_is_named() {
         other => panic!("{other:?}"),
     }
 }
+
+/// Programs opening a database that does not exist yet, all at once: the app and `wharf` starting together, or a
+/// server that runs `wharf` during a turn. Each must find the tables made exactly once, never fail on the tables
+/// another opener made a moment before.
+#[test]
+fn openers_racing_on_a_new_database_all_succeed() {
+    const OPENERS: usize = 6;
+    const ROUNDS: usize = 12;
+    let dir = tempfile::tempdir().unwrap();
+    for round in 0..ROUNDS {
+        let path = dir.path().join(format!("round{round}/conversations.db"));
+        let start = std::sync::Arc::new(std::sync::Barrier::new(OPENERS));
+        let openers: Vec<_> = (0..OPENERS)
+            .map(|_| {
+                let (path, start) = (path.clone(), start.clone());
+                std::thread::spawn(move || {
+                    start.wait();
+                    ConversationStore::open(&path).map(|(store, notice)| {
+                        let id = store.create(None).map(|c| c.id);
+                        (notice, id.map_err(|e| e.to_string()))
+                    })
+                })
+            })
+            .collect();
+        for opener in openers {
+            match opener.join().unwrap() {
+                Ok((None, Ok(_))) => {}
+                other => panic!("round {round}: {other:?}"),
+            }
+        }
+        assert_eq!(open(&path).list().unwrap().len(), OPENERS);
+    }
+}
+
+mod hostile_text {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Text a server or model may send: NULs, quotes, SQL and FTS syntax, controls, any Unicode.
+    fn hostile() -> impl Strategy<Value = String> {
+        prop_oneof![
+            any::<String>(),
+            "[\\x00-\\x1f'\"*:^(){}\\-]{0,40}",
+            Just("'); DROP TABLE conversations; --".to_string()),
+            Just("\"a\" OR b* NEAR(c d) NOT e ^f col:g".to_string()),
+            Just("\u{0}\u{0}".to_string()),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Whatever a turn stores comes back as it was, and no query, however it is written, makes search fail.
+        #[test]
+        fn any_text_is_kept_whole_and_any_query_searches(
+            title in hostile(), text in hostile(), key in hostile(), query in hostile()
+        ) {
+            let (_dir, path) = setup();
+            let store = open(&path);
+            let c = store.create(Some(&title)).unwrap();
+            let data = json!({ key.clone(): text.clone(), "list": [text.clone()] });
+            store.append(&c.id, NewMessage { role: Role::Tool, text: text.clone(), data: Some(data.clone()) }).unwrap();
+            store.rename(&c.id, &text).unwrap();
+            let messages = store.messages(&c.id).unwrap();
+            prop_assert_eq!(&messages[0].text, &text);
+            prop_assert_eq!(messages[0].data.as_ref(), Some(&data));
+            prop_assert_eq!(store.summary(&c.id).unwrap().title, text.clone());
+            prop_assert!(store.search(&query).is_ok());
+            prop_assert!(store.search(&text).is_ok());
+            prop_assert!(store.export_markdown(&c.id).is_ok());
+        }
+    }
+}
+
+/// A NUL in a search (a model's or a pasted word) ended FTS5's reading of the query with a syntax error.
+#[test]
+fn a_search_with_control_characters_finds_the_words_around_them() {
+    let (_dir, path) = setup();
+    let store = open(&path);
+    let c = store.create(None).unwrap();
+    store
+        .append(&c.id, NewMessage::text(Role::Tool, "harbour lights"))
+        .unwrap();
+    assert_eq!(store.search("\0\0").unwrap(), []);
+    let hits = store.search("harb\0our \u{7}lights").unwrap();
+    assert_eq!(hits.len(), 1);
+}
