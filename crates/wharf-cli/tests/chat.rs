@@ -95,11 +95,19 @@ fn a_provider_failure_ends_the_turn_with_what_to_do_and_exit_2() {
             stderr_text(&out)
         );
         assert_eq!(turn["stopReason"], "error");
-        assert_eq!(turn["messages"][0]["role"], "notice");
-        // The conversation keeps the user's message and the notice: nothing shown is lost.
+        assert_eq!(turn["messages"][0]["role"], "assistant");
+        assert_eq!(turn["messages"][0]["content"], "partial answer");
+        assert_eq!(turn["messages"][1]["role"], "notice");
+        // The conversation keeps the user's message, the text shown and the notice: nothing shown is lost.
         let id = turn["conversation"].as_str().unwrap();
         let shown = stdout_json(&scratch.run(&["conversations", "show", id]));
-        assert_eq!(shown["messages"].as_array().unwrap().len(), 2, "{shown}");
+        let roles: Vec<&str> = shown["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["role"].as_str().unwrap())
+            .collect();
+        assert_eq!(roles, ["user", "assistant", "notice"], "{shown}");
     }
     let provider =
         ChatProvider::start(json!([{"status": 401, "body": {"error": {"message": "bad key"}}}]));

@@ -3,4 +3,14 @@
 /**
  * One tool call as the model wrote it. The arguments are the model's text, checked only when the call is made.
  */
-export type ModelToolCall = { id: string, name: string, arguments: string, };
+export type ModelToolCall = { 
+/**
+ * The call's id in its conversation. As read from the stream it is the provider's (or one made from the
+ * call's place in the reply); a turn gives each call an id of Wharf's own before anything else sees it, since
+ * providers reuse ids across replies, repeat them within one, or send none.
+ */
+id: string, 
+/**
+ * The id the provider gave the call, kept for reference only: nothing is matched by it.
+ */
+modelId?: string, name: string, arguments: string, };

@@ -9,9 +9,13 @@ import type { JsonValue } from "./serde_json/JsonValue";
  */
 export type ToolCallRecord = { 
 /**
- * The model's id for the call.
+ * The call's id in its conversation, Wharf's own (`c1`, `c2`, ...): what its result is matched by.
  */
 id: string, 
+/**
+ * The id the provider gave the call, for reference.
+ */
+modelId?: string, 
 /**
  * The server, when the model named a tool that was offered.
  */

@@ -195,7 +195,7 @@ async fn measure(args: &ChatArgs, dir: &std::path::Path) -> Result<String, Bench
         for _ in 0..args.turns {
             let started = Instant::now();
             let mut first = None;
-            stream_reply(&settings.provider, None, &body, settings.idle, |delta| {
+            stream_reply(&settings.provider, None, &body, settings.limits, |delta| {
                 if let Delta::Text(_) = delta {
                     first.get_or_insert_with(Instant::now);
                 }

@@ -18,6 +18,8 @@ pub const MAX_TEXT_BYTES: usize = 4 * 1024 * 1024;
 /// The most tool calls one reply may make. More is refused whole: running the first ones of a flood would be
 /// running calls the user cannot review as a whole.
 pub const MAX_TOOL_CALLS: usize = 64;
+/// The most of a provider's call id that is kept: it is only for reference.
+const MAX_MODEL_ID_CHARS: usize = 200;
 /// The most bytes of arguments one tool call may stream.
 pub const MAX_ARGUMENT_BYTES: usize = 1024 * 1024;
 
@@ -52,7 +54,14 @@ pub enum Delta {
 #[serde(rename_all = "camelCase")]
 #[ts(export, rename = "ModelToolCall")]
 pub struct ToolCall {
+    /// The call's id in its conversation. As read from the stream it is the provider's (or one made from the
+    /// call's place in the reply); a turn gives each call an id of Wharf's own before anything else sees it, since
+    /// providers reuse ids across replies, repeat them within one, or send none.
     pub id: String,
+    /// The id the provider gave the call, kept for reference only: nothing is matched by it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub model_id: Option<String>,
     pub name: String,
     pub arguments: String,
 }
@@ -259,6 +268,20 @@ impl ReplyReader {
         Ok(deltas)
     }
 
+    /// How much of the reply has been read: it grows with every piece of text, tool call, argument and ending,
+    /// and with nothing else, so that a stream sending empty chunks is seen to add nothing.
+    pub fn progress(&self) -> usize {
+        self.text.len()
+            + self.calls.len()
+            + self
+                .calls
+                .values()
+                .map(|c| c.arguments.len())
+                .sum::<usize>()
+            + usize::from(self.stop.is_some())
+            + usize::from(self.done)
+    }
+
     /// The reply, once the stream has ended. A stream that ended before saying it was complete is an error: a
     /// half-written tool call must never be made.
     pub fn finish(self) -> Result<Reply, StreamError> {
@@ -313,14 +336,14 @@ impl ReplyReader {
         let name = name
             .filter(|n| !n.is_empty())
             .ok_or_else(|| StreamError::Malformed(format!("tool call {index} has no name")))?;
-        // A missing id gets one: the result must still be matched to its call.
-        let id = id
+        let model_id = id
             .filter(|id| !id.is_empty())
-            .map_or_else(|| format!("call_{index}"), str::to_string);
+            .map(|id| crate::display_text::one_line(id, MAX_MODEL_ID_CHARS));
         self.calls.insert(
             index,
             ToolCall {
-                id,
+                id: format!("call_{index}"),
+                model_id,
                 name: name.to_string(),
                 arguments: String::new(),
             },

@@ -70,7 +70,7 @@ pub async fn summarize(
         }
     };
     let reply = tokio::select! {
-        reply = provider::stream_reply(&settings.provider, key.as_deref(), &body, settings.idle, |_| {}) => reply,
+        reply = provider::stream_reply(&settings.provider, key.as_deref(), &body, settings.limits, |_| {}) => reply,
         _ = cancel.cancelled() => return Err(TurnError::SummaryStopped),
     }
     .map_err(|e| TurnError::Summary(e.user_message()))?;

@@ -5,7 +5,6 @@
 //! (the cancellation token) ends the stream, the question waiting and every call in flight, keeping what was shown.
 
 use std::collections::HashSet;
-use std::time::Duration;
 
 use futures::future::join_all;
 use serde::Serialize;
@@ -35,8 +34,6 @@ use result::CallResult;
 const TITLE_CHARS: usize = 60;
 /// The most tokens one reply may take.
 pub const DEFAULT_MAX_TOKENS: u32 = 4096;
-/// How long the provider may stay silent, before its first token or within the reply.
-pub const DEFAULT_IDLE: Duration = Duration::from_secs(120);
 
 /// What a turn runs with, from the configuration.
 #[derive(Debug, Clone)]
@@ -44,7 +41,8 @@ pub struct ChatSettings {
     pub provider: ProviderConfig,
     pub max_steps: u32,
     pub max_tokens: u32,
-    pub idle: Duration,
+    /// How long a reply may take: without growing, and in all.
+    pub limits: provider::ReplyLimits,
     /// The model's context window, in tokens.
     pub context_tokens: u32,
     /// The model is given the images of tool results.
@@ -157,8 +155,12 @@ pub enum EntryRole {
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
 pub struct ToolCallRecord {
-    /// The model's id for the call.
+    /// The call's id in its conversation, Wharf's own (`c1`, `c2`, ...): what its result is matched by.
     pub id: String,
+    /// The id the provider gave the call, for reference.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub model_id: Option<String>,
     /// The server, when the model named a tool that was offered.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
@@ -297,6 +299,7 @@ pub async fn run_turn(
             known
         },
         servers,
+        next_call: history::next_call_number(&stored),
     };
     Ok(turn.run(messages, tools).await)
 }
@@ -356,6 +359,8 @@ struct Turn<'a> {
     /// The tools offered earlier in the conversation: one not among them is marked new on its card.
     known: HashSet<(String, String)>,
     servers: Vec<(ServerDef, std::sync::Arc<Connection>)>,
+    /// The number of the conversation's next tool call: its id is `c<number>`.
+    next_call: u64,
 }
 
 impl Turn<'_> {
@@ -401,7 +406,7 @@ impl Turn<'_> {
                 self.store(Role::Notice, &note, None);
                 entries.push(notice(note));
             }
-            let reply = match self.reply(&system, &sent, &tools).await {
+            let mut reply = match self.reply(&system, &sent, &tools).await {
                 Streamed::Reply(reply) => reply,
                 Streamed::Cancelled(shown) => {
                     if !shown.is_empty() {
@@ -411,7 +416,12 @@ impl Turn<'_> {
                     stop = TurnStop::Cancelled;
                     break;
                 }
-                Streamed::Failed(message) => {
+                Streamed::Failed { shown, message } => {
+                    // What was shown stays, as when the user stops the reply; the notice says why it ended.
+                    if !shown.is_empty() {
+                        self.store(Role::Assistant, &shown, None);
+                        entries.push(assistant(shown, Vec::new()));
+                    }
                     self.store(Role::Notice, &message, None);
                     entries.push(notice(message.clone()));
                     error = Some(message);
@@ -423,6 +433,7 @@ impl Turn<'_> {
                 // The provider's own count of what this request took, in place of the estimate.
                 context = context.counted(reply.usage.input_tokens + reply.usage.output_tokens);
             }
+            self.own_call_ids(&mut reply.tool_calls);
             usage.input_tokens += reply.usage.input_tokens;
             usage.output_tokens += reply.usage.output_tokens;
             self.store(
@@ -483,6 +494,16 @@ impl Turn<'_> {
         }
     }
 
+    /// Gives each call of a reply the conversation's next id, before the reply is stored or any call is shown: a
+    /// provider's ids may repeat within a reply or across replies, or be missing, and a result matched by one of
+    /// those could reach the model as another call's.
+    fn own_call_ids(&mut self, calls: &mut [super::stream::ToolCall]) {
+        for call in calls {
+            call.id = history::call_id_for(self.next_call);
+            self.next_call = self.next_call.saturating_add(1);
+        }
+    }
+
     /// Stores one message; a store that fails does not end the turn (what is shown stays shown), but the user is
     /// told that the conversation will not have it.
     fn store(&self, role: Role, text: &str, mut data: Option<Value>) {
@@ -530,7 +551,7 @@ impl Turn<'_> {
             }
         };
         let streamed = tokio::select! {
-            reply = provider::stream_reply(&settings.provider, self.key, &body, settings.idle, |delta| {
+            reply = provider::stream_reply(&settings.provider, self.key, &body, settings.limits, |delta| {
                 if let Delta::Text(text) = delta {
                     emit(masking.push(&text), &mut shown);
                 }
@@ -544,12 +565,14 @@ impl Turn<'_> {
                 reply.text = self.cx.redactor.redact_secrets(&reply.text).into_owned();
                 Streamed::Reply(reply)
             }
-            Some(Err(e)) => Streamed::Failed(
-                self.cx
+            Some(Err(e)) => Streamed::Failed {
+                shown,
+                message: self
+                    .cx
                     .redactor
                     .redact_secrets(&e.user_message())
                     .into_owned(),
-            ),
+            },
         }
     }
 }
@@ -558,8 +581,11 @@ enum Streamed {
     Reply(super::stream::Reply),
     /// Stopped by the user: the text shown so far.
     Cancelled(String),
-    /// The provider failed: what to tell the user.
-    Failed(String),
+    /// The provider failed (or the reply broke a limit): the text shown so far, and what to tell the user.
+    Failed {
+        shown: String,
+        message: String,
+    },
 }
 
 /// What the tools add to every request, in characters: names, descriptions and schemas.

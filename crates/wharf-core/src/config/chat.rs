@@ -16,7 +16,21 @@ pub const MAX_STEPS_LIMIT: u32 = 200;
 /// The model's context window when `chat.contextTokens` does not say: what most current local models take.
 pub const DEFAULT_CONTEXT_TOKENS: u32 = 32_768;
 
-const CHAT_KEYS: &[&str] = &["provider", "maxSteps", "contextTokens", "images"];
+/// How long the provider may go without adding to a reply (before its first token, or keeping the stream open with
+/// nothing in it) when `chat.idleSeconds` does not say.
+pub const DEFAULT_IDLE_SECONDS: u64 = 120;
+/// The longest one reply may stream when `chat.replySeconds` does not say: a provider that keeps adding a little
+/// forever must still let the turn end.
+pub const DEFAULT_REPLY_SECONDS: u64 = 600;
+
+const CHAT_KEYS: &[&str] = &[
+    "provider",
+    "maxSteps",
+    "contextTokens",
+    "images",
+    "idleSeconds",
+    "replySeconds",
+];
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChatConfig {
@@ -29,6 +43,10 @@ pub struct ChatConfig {
     /// `chat.images`: whether the model is given the images of tool results. `None`: as its provider kind
     /// suggests (see `ChatConfig::images_for`).
     pub images: Option<bool>,
+    /// `chat.idleSeconds`: the longest a reply may go without growing.
+    pub idle_seconds: u64,
+    /// `chat.replySeconds`: the longest one reply may take, however it streams.
+    pub reply_seconds: u64,
 }
 
 impl ChatConfig {
@@ -48,6 +66,8 @@ impl Default for ChatConfig {
             max_steps: DEFAULT_MAX_STEPS,
             context_tokens: DEFAULT_CONTEXT_TOKENS,
             images: None,
+            idle_seconds: DEFAULT_IDLE_SECONDS,
+            reply_seconds: DEFAULT_REPLY_SECONDS,
         }
     }
 }
@@ -103,6 +123,26 @@ pub(super) fn parse(chat: Option<&Value>, path: &Path, warnings: &mut Vec<String
             )),
         },
     }
+    if let Some(seconds) = seconds(
+        chat,
+        "idleSeconds",
+        1..=3600,
+        DEFAULT_IDLE_SECONDS,
+        path,
+        warnings,
+    ) {
+        config.idle_seconds = seconds;
+    }
+    if let Some(seconds) = seconds(
+        chat,
+        "replySeconds",
+        1..=86_400,
+        DEFAULT_REPLY_SECONDS,
+        path,
+        warnings,
+    ) {
+        config.reply_seconds = seconds;
+    }
     match chat.get("images") {
         None => {}
         Some(Value::Bool(images)) => config.images = Some(*images),
@@ -112,6 +152,30 @@ pub(super) fn parse(chat: Option<&Value>, path: &Path, warnings: &mut Vec<String
         )),
     }
     config
+}
+
+/// `chat.<key>` as a number of seconds within `range`; what is outside it is a warning, and `default` applies.
+fn seconds(
+    chat: &Map<String, Value>,
+    key: &str,
+    range: std::ops::RangeInclusive<u64>,
+    default: u64,
+    path: &Path,
+    warnings: &mut Vec<String>,
+) -> Option<u64> {
+    let value = chat.get(key)?;
+    match value.as_u64() {
+        Some(seconds) if range.contains(&seconds) => Some(seconds),
+        _ => {
+            warnings.push(format!(
+                "{}: chat.{key} must be a whole number of seconds from {} to {}, not {value}; {default} applies",
+                path.display(),
+                range.start(),
+                range.end()
+            ));
+            None
+        }
+    }
 }
 
 /// A server's `toolApproval` and `trusted`. A value that cannot be read is the server's error, as any preference

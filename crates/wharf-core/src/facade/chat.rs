@@ -9,7 +9,7 @@ use crate::approval::Approvals;
 use crate::chat::summary::{summarize, Summarized};
 use crate::chat::turn::{
     run_turn, ChatSettings, RunningConversations, TurnContext, TurnError, TurnOutcome, TurnRequest,
-    DEFAULT_IDLE, DEFAULT_MAX_TOKENS,
+    DEFAULT_MAX_TOKENS,
 };
 use crate::config::Config;
 use crate::conversations::{ConversationError, ConversationStore};
@@ -77,7 +77,7 @@ pub fn chat_settings_with(config: &Config, demo: Option<&str>) -> Result<ChatSet
                 },
                 max_steps: config.chat.max_steps,
                 max_tokens: DEFAULT_MAX_TOKENS,
-                idle: DEFAULT_IDLE,
+                limits: reply_limits(&config.chat),
                 // What the demo server gives the model (its own window is larger; memory is kept small).
                 context_tokens: 2048,
                 // A text-only model.
@@ -91,11 +91,19 @@ pub fn chat_settings_with(config: &Config, demo: Option<&str>) -> Result<ChatSet
             provider: provider.clone(),
             max_steps: config.chat.max_steps,
             max_tokens: DEFAULT_MAX_TOKENS,
-            idle: DEFAULT_IDLE,
+            limits: reply_limits(&config.chat),
             context_tokens: config.chat.context_tokens,
             images: config.chat.images_for(provider.kind),
             demo: false,
         }),
+    }
+}
+
+/// How long a reply may take, as `chat.idleSeconds` and `chat.replySeconds` say.
+fn reply_limits(chat: &crate::config::ChatConfig) -> crate::sampling::provider::ReplyLimits {
+    crate::sampling::provider::ReplyLimits {
+        idle: std::time::Duration::from_secs(chat.idle_seconds),
+        whole: std::time::Duration::from_secs(chat.reply_seconds),
     }
 }
 

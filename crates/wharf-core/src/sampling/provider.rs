@@ -23,7 +23,7 @@ use serde_json::{Map, Value};
 
 pub use choice::choose_model;
 use http::Http;
-pub use streaming::stream_reply;
+pub use streaming::{stream_reply, ReplyLimits};
 
 /// Why the API key a provider entry names could not be had.
 #[derive(Debug, thiserror::Error)]
@@ -277,6 +277,12 @@ pub enum ProviderError {
     RateLimited { retry_after: Option<Duration> },
     #[error("the provider did not answer within {} ms", .0.as_millis())]
     Timeout(Duration),
+    /// The reply began, then stopped growing: the stream stayed open with nothing in it (keep-alives, empty chunks).
+    #[error("the provider's reply did not grow for {} ms", .0.as_millis())]
+    Stalled(Duration),
+    /// The reply went on past the limit for a whole reply.
+    #[error("the provider's reply took longer than {} s", .0.as_secs())]
+    ReplyTooLong(Duration),
     #[error("could not reach the provider: {0}")]
     Unreachable(String),
     #[error("the provider answered HTTP {status}: {message}")]
@@ -331,6 +337,15 @@ impl ProviderError {
             }
             ProviderError::Timeout(d) => format!(
                 "The provider did not answer within {} seconds: check that it is running, or ask for fewer tokens.",
+                seconds(*d)
+            ),
+            ProviderError::Stalled(d) => format!(
+                "The model's reply stopped: the provider kept the stream open but sent nothing of the reply for {} \
+                 seconds (chat.idleSeconds).",
+                seconds(*d)
+            ),
+            ProviderError::ReplyTooLong(d) => format!(
+                "The model's reply was stopped after {} seconds (chat.replySeconds): it was still streaming.",
                 seconds(*d)
             ),
             ProviderError::Unreachable(detail) => format!(

@@ -25,6 +25,7 @@ fn png() -> ModelImage {
 fn conversation() -> Vec<TurnMessage> {
     let call = |id: &str, args: &str| ToolCall {
         id: id.into(),
+        model_id: None,
         name: "fs__read_file".into(),
         arguments: args.into(),
     };

@@ -112,12 +112,14 @@ fn openai_parallel_tool_calls_interleave_and_keep_their_arguments_apart() {
         reply.tool_calls,
         [
             ToolCall {
-                id: "call_a".into(),
+                id: "call_0".into(),
+                model_id: Some("call_a".into()),
                 name: "fs__read_file".into(),
                 arguments: a.into()
             },
             ToolCall {
-                id: "call_b".into(),
+                id: "call_1".into(),
+                model_id: Some("call_b".into()),
                 name: "web__search".into(),
                 arguments: b.into()
             },
@@ -175,7 +177,7 @@ fn anthropic_text_and_tool_use_blocks_are_read_with_usage() {
         }
     );
     assert_eq!(reply.tool_calls.len(), 1);
-    assert_eq!(reply.tool_calls[0].id, "toolu_1");
+    assert_eq!(reply.tool_calls[0].model_id.as_deref(), Some("toolu_1"));
     assert_eq!(reply.tool_calls[0].arguments, args);
     assert!(deltas.contains(&Delta::ToolCall {
         index: 1,
@@ -299,6 +301,7 @@ fn a_call_without_an_id_gets_one_and_other_choices_are_ignored() {
     let reply = read_openai(&events).1.unwrap();
     assert_eq!(reply.text, "");
     assert_eq!(reply.tool_calls[0].id, "call_0");
+    assert_eq!(reply.tool_calls[0].model_id, None);
     assert_eq!(
         reply.stop,
         StopReason::ToolUse,

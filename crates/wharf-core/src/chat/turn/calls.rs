@@ -148,6 +148,7 @@ impl Turn<'_> {
         };
         let record = ToolCallRecord {
             id: pending.call.id.clone(),
+            model_id: pending.call.model_id.clone(),
             server: pending.server,
             tool: pending.tool,
             arguments: pending.arguments,

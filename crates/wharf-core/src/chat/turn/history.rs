@@ -7,7 +7,7 @@
 //! A turn cut short (Wharf killed mid-call) may leave calls without results: each is given one that says so, as the
 //! providers refuse a call left unanswered.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use serde_json::Value;
 
@@ -19,65 +19,114 @@ use crate::conversations::{Role, StoredMessage};
 pub const NO_OUTCOME: &str = "this call's outcome is unknown: Wharf stopped before it was recorded";
 
 /// The conversation as the model is given it; with the tool results' images when `images` says the model takes
-/// them.
+/// them. Each reply's calls are followed by their results, in the order the model made the calls. A result is
+/// looked for only among the tool messages stored after its reply and before the next one, so that an id used twice
+/// in one conversation (as stored before Wharf gave calls ids of its own) cannot give one call another's result.
 pub fn turn_messages(stored: &[StoredMessage], images: bool) -> Vec<TurnMessage> {
     let mut out = Vec::with_capacity(stored.len());
-    let mut results: HashMap<&str, TurnMessage> = stored
-        .iter()
-        .filter(|m| m.role == Role::Tool)
-        .filter_map(|m| {
-            let id = call_id(m.data.as_ref())?;
-            let is_error = m
-                .data
-                .as_ref()
-                .and_then(|d| d.pointer("/result/isError"))
-                .and_then(Value::as_bool)
-                .unwrap_or(true);
-            Some((
-                id,
-                TurnMessage::ToolResult {
-                    call_id: id.to_string(),
-                    content: m.text.clone(),
-                    is_error,
-                    images: match &m.data {
-                        Some(record) if images => super::result::kept_images(record),
-                        _ => Vec::new(),
-                    },
-                },
-            ))
-        })
-        .collect();
+    let mut reply: Option<OpenReply> = None;
     for message in stored {
         match message.role {
             Role::User => {
+                if let Some(open) = reply.take() {
+                    open.close(&mut out);
+                }
                 out.push(TurnMessage::User(sent(message).to_string()));
             }
             Role::Assistant => {
+                if let Some(open) = reply.take() {
+                    open.close(&mut out);
+                }
                 let tool_calls = tool_calls(message.data.as_ref());
-                let ids: Vec<String> = tool_calls.iter().map(|c| c.id.clone()).collect();
+                let ids = tool_calls.iter().map(|c| c.id.clone()).collect();
                 out.push(TurnMessage::Assistant {
                     text: message.text.clone(),
                     tool_calls,
                 });
-                // Each call's result right after the call, in the order the model made them, whatever order they
-                // completed in.
-                for id in ids {
-                    let result =
-                        results
-                            .remove(id.as_str())
-                            .unwrap_or_else(|| TurnMessage::ToolResult {
-                                call_id: id,
-                                content: NO_OUTCOME.to_string(),
-                                is_error: true,
-                                images: Vec::new(),
-                            });
-                    out.push(result);
-                }
+                reply = Some(OpenReply {
+                    ids,
+                    results: Vec::new(),
+                });
             }
-            Role::Tool | Role::Notice => {}
+            Role::Tool => {
+                let Some(open) = reply.as_mut() else { continue };
+                let Some(id) = call_id(message.data.as_ref()) else {
+                    continue;
+                };
+                let is_error = message
+                    .data
+                    .as_ref()
+                    .and_then(|d| d.pointer("/result/isError"))
+                    .and_then(Value::as_bool)
+                    .unwrap_or(true);
+                open.results.push(Some((
+                    id.to_string(),
+                    TurnMessage::ToolResult {
+                        call_id: id.to_string(),
+                        content: message.text.clone(),
+                        is_error,
+                        images: match &message.data {
+                            Some(record) if images => super::result::kept_images(record),
+                            _ => Vec::new(),
+                        },
+                    },
+                )));
+            }
+            Role::Notice => {}
         }
     }
+    if let Some(open) = reply {
+        open.close(&mut out);
+    }
     out
+}
+
+/// A reply whose results are being collected from the tool messages after it.
+struct OpenReply {
+    /// Its calls' ids, in the order the model made them.
+    ids: Vec<String>,
+    /// The results stored since, in the order they completed; each is taken by one call at most.
+    results: Vec<Option<(String, TurnMessage)>>,
+}
+
+impl OpenReply {
+    /// Each call's result right after the reply, in call order whatever order they completed in; a call whose
+    /// outcome was never stored is given one that says so, as the providers refuse a call left unanswered.
+    fn close(mut self, out: &mut Vec<TurnMessage>) {
+        for id in self.ids {
+            let found = self
+                .results
+                .iter_mut()
+                .find(|r| r.as_ref().is_some_and(|(rid, _)| *rid == id))
+                .and_then(Option::take);
+            out.push(match found {
+                Some((_, result)) => result,
+                None => TurnMessage::ToolResult {
+                    call_id: id,
+                    content: NO_OUTCOME.to_string(),
+                    is_error: true,
+                    images: Vec::new(),
+                },
+            });
+        }
+    }
+}
+
+/// The id Wharf gives the conversation's call numbered `number`.
+pub fn call_id_for(number: u64) -> String {
+    format!("c{number}")
+}
+
+/// The number of the conversation's next call: one past every call stored so far. An id stored before Wharf gave
+/// its own (a provider's `c3`, say) may equal one given later, which is harmless: results are matched within a
+/// reply, and every id within a reply is Wharf's.
+pub fn next_call_number(stored: &[StoredMessage]) -> u64 {
+    let calls = stored
+        .iter()
+        .filter(|m| m.role == Role::Assistant)
+        .map(|m| tool_calls(m.data.as_ref()).len())
+        .sum::<usize>();
+    u64::try_from(calls).unwrap_or(u64::MAX).saturating_add(1)
 }
 
 /// What the model was given of a user's message: with attachments, their text too (kept in `data.sent`).
@@ -184,5 +233,43 @@ mod tests {
             offered_tools(&messages),
             HashSet::from([("s".to_string(), "x".to_string())])
         );
+    }
+
+    /// Conversations stored before calls had Wharf's own ids hold the provider's, which may repeat: a result is
+    /// only ever given to a call of the reply it followed, and to one call only.
+    #[test]
+    fn a_repeated_provider_id_keeps_each_result_with_its_own_call() {
+        let call = |id: &str| json!({"id": id, "name": "s__x", "arguments": "{}"});
+        let result = |id: &str| Some(json!({"id": id, "result": {"isError": false}}));
+        let messages = [
+            stored(1, Role::User, "one", None),
+            stored(
+                2,
+                Role::Assistant,
+                "",
+                Some(json!({"toolCalls": [call("c1"), call("c1")]})),
+            ),
+            stored(3, Role::Tool, "first", result("c1")),
+            stored(4, Role::Tool, "second", result("c1")),
+            stored(5, Role::Assistant, "done", None),
+            stored(6, Role::User, "two", None),
+            stored(
+                7,
+                Role::Assistant,
+                "",
+                Some(json!({"toolCalls": [call("c1")]})),
+            ),
+        ];
+        let contents: Vec<String> = turn_messages(&messages, false)
+            .iter()
+            .filter_map(|m| match m {
+                TurnMessage::ToolResult { content, .. } => Some(content.clone()),
+                _ => None,
+            })
+            .collect();
+        // The later reply's call, whose result was never stored, is not given an earlier reply's.
+        assert_eq!(contents, ["first", "second", NO_OUTCOME]);
+        assert_eq!(next_call_number(&messages), 4);
+        assert_eq!(call_id_for(4), "c4");
     }
 }

@@ -39,6 +39,7 @@ fn tools() -> ModelTools {
 fn call(name: &str, arguments: &str) -> ToolCall {
     ToolCall {
         id: "c1".into(),
+        model_id: None,
         name: name.into(),
         arguments: arguments.into(),
     }

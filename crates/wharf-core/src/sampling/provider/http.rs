@@ -119,16 +119,19 @@ impl<'a> Http<'a> {
     }
 
     /// POSTs `body` (a request with `"stream": true`) and gives the data of each event of the answer's event
-    /// stream to `on_event`, until the stream ends. Silence longer than the timeout between two reads ends it with
-    /// a timeout: a long reply is fine, a stalled one is not. An answer that is not a stream becomes the matching
-    /// error.
+    /// stream to `on_event`, which says whether the event added to the reply, until the stream ends. The stream
+    /// ends in an error when the reply has not grown for the timeout (events that add nothing, such as keep-alives,
+    /// do not count) or has streamed for `whole`: a long reply is fine, a stalled or endless one is not. An answer
+    /// that is not a stream becomes the matching error.
     pub(super) async fn post_events(
         &self,
         url: &str,
         headers: HeaderMap,
         body: &Value,
-        mut on_event: impl FnMut(&str) -> Result<(), ProviderError>,
+        whole: Duration,
+        mut on_event: impl FnMut(&str) -> Result<bool, ProviderError>,
     ) -> Result<(), ProviderError> {
+        let ends_at = tokio::time::Instant::now() + whole;
         use futures::{StreamExt, TryStreamExt};
         let sent = self.json_post(url, headers, body)?.send();
         let response = tokio::time::timeout(self.timeout, sent)
@@ -148,15 +151,27 @@ impl<'a> Http<'a> {
             chunks,
             MAX_EVENT_BYTES,
         ));
+        let mut grew = false;
+        let mut idle_until = tokio::time::Instant::now() + self.timeout;
         loop {
-            let next = tokio::time::timeout(self.timeout, events.next())
-                .await
-                .map_err(|_| ProviderError::Timeout(self.timeout))?;
+            let until = idle_until.min(ends_at);
+            let Ok(next) = tokio::time::timeout_at(until, events.next()).await else {
+                return Err(if until == ends_at {
+                    ProviderError::ReplyTooLong(whole)
+                } else if grew {
+                    ProviderError::Stalled(self.timeout)
+                } else {
+                    ProviderError::Timeout(self.timeout)
+                });
+            };
             match next {
                 None => return Ok(()),
                 Some(Ok(event)) => {
                     if let Some(data) = event.data.as_deref() {
-                        on_event(data)?;
+                        if on_event(data)? {
+                            grew = true;
+                            idle_until = tokio::time::Instant::now() + self.timeout;
+                        }
                     }
                 }
                 Some(Err(e)) => {

@@ -11,16 +11,27 @@ use super::http::Http;
 use super::{anthropic, openai, ProviderConfig, ProviderError, ProviderKind};
 use crate::chat::stream::{Delta, Reply, ReplyReader};
 
+/// How long a streamed reply may take. A provider is as untrusted as a server: one that keeps its stream open with
+/// keep-alives or empty chunks, or adds a word now and then forever, must not keep a turn from ending.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReplyLimits {
+    /// The longest wait for the answer, and the longest the reply may then go without growing: events that add
+    /// nothing to it (pings, empty chunks) do not count as growth.
+    pub idle: Duration,
+    /// The longest the whole reply may stream.
+    pub whole: Duration,
+}
+
 /// Sends `request` (the provider's own request body: model, messages, tools) with streaming asked for, and gives
-/// each delta to `on_delta` as it is read. `idle` bounds the wait for the answer and every silence within it.
+/// each delta to `on_delta` as it is read, within `limits`.
 pub async fn stream_reply(
     config: &ProviderConfig,
     api_key: Option<&str>,
     request: &Value,
-    idle: Duration,
+    limits: ReplyLimits,
     mut on_delta: impl FnMut(Delta),
 ) -> Result<Reply, ProviderError> {
-    let http = Http::new(config, api_key, idle)?;
+    let http = Http::new(config, api_key, limits.idle)?;
     let mut body = request.clone();
     let mut headers = HeaderMap::new();
     let url = match config.kind {
@@ -54,14 +65,15 @@ pub async fn stream_reply(
     };
     let mut reader = ReplyReader::new();
     let kind = config.kind;
-    http.post_events(&url, headers, &body, |data| {
+    http.post_events(&url, headers, &body, limits.whole, |data| {
+        let before = reader.progress();
         let deltas = match kind {
             ProviderKind::Openai => reader.openai(data),
             ProviderKind::Anthropic => reader.anthropic(data),
         }
         .map_err(|e| ProviderError::Stream(e.to_string()))?;
         deltas.into_iter().for_each(&mut on_delta);
-        Ok(())
+        Ok(reader.progress() != before)
     })
     .await
     .map_err(|e| match e {

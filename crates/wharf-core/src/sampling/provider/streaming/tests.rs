@@ -65,6 +65,14 @@ async fn provider(
     (url, served)
 }
 
+/// Limits with `idle` and a whole reply far longer than any test.
+fn limits(idle: Duration) -> ReplyLimits {
+    ReplyLimits {
+        idle,
+        whole: Duration::from_secs(120),
+    }
+}
+
 fn config(kind: &str, url: &str) -> ProviderConfig {
     ProviderConfig::from_json(&json!({"kind": kind, "baseUrl": url, "model": "m"})).unwrap()
 }
@@ -102,7 +110,7 @@ async fn an_openai_reply_streams_text_and_a_tool_call() {
         &config("openai", &url),
         Some(KEY),
         &request,
-        Duration::from_secs(10),
+        limits(Duration::from_secs(10)),
         |d| deltas.push(d),
     )
     .await
@@ -144,7 +152,7 @@ async fn an_anthropic_reply_is_read_with_its_own_headers() {
         &config("anthropic", &url),
         Some(KEY),
         &json!({"model": "m", "max_tokens": 10, "messages": []}),
-        Duration::from_secs(10),
+        limits(Duration::from_secs(10)),
         |_| {},
     )
     .await
@@ -184,7 +192,7 @@ async fn refusals_become_errors_the_user_can_act_on() {
             &config("openai", &url),
             Some(KEY),
             &json!({}),
-            Duration::from_secs(10),
+            limits(Duration::from_secs(10)),
             |_| {},
         )
         .await
@@ -215,7 +223,7 @@ async fn an_error_mid_stream_keeps_what_was_shown_and_hides_the_key() {
         &config("openai", &url),
         Some(KEY),
         &json!({}),
-        Duration::from_secs(10),
+        limits(Duration::from_secs(10)),
         |d| {
             if let Delta::Text(t) = d {
                 shown.push_str(&t)
@@ -242,22 +250,129 @@ async fn a_stalled_or_cut_stream_ends_with_an_error_not_a_reply() {
         &config("openai", &url),
         None,
         &json!({}),
-        Duration::from_millis(300),
+        limits(Duration::from_millis(300)),
         |_| {},
     )
     .await
     .unwrap_err();
-    assert!(matches!(error, ProviderError::Timeout(_)), "{error:?}");
+    assert!(matches!(error, ProviderError::Stalled(_)), "{error:?}");
 
     let (url, _served) = provider("200 OK", "text/event-stream", sse(&events, false), false).await;
     let error = stream_reply(
         &config("openai", &url),
         None,
         &json!({}),
-        Duration::from_secs(10),
+        limits(Duration::from_secs(10)),
         |_| {},
     )
     .await
     .unwrap_err();
     assert!(matches!(error, ProviderError::Stream(_)), "{error:?}");
+}
+
+/// A provider that answers a stream and then writes `start` once and `piece` again and again, every `every`, until
+/// the client goes away.
+async fn endless(start: String, piece: String, every: Duration) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        let (mut socket, _) = listener.accept().await.unwrap();
+        let mut buf = [0u8; 65536];
+        let _ = socket.read(&mut buf).await;
+        let head =
+            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n";
+        if socket
+            .write_all(format!("{head}{start}").as_bytes())
+            .await
+            .is_err()
+        {
+            return;
+        }
+        let mut tick = tokio::time::interval(every);
+        loop {
+            tick.tick().await;
+            if socket.write_all(piece.as_bytes()).await.is_err() || socket.flush().await.is_err() {
+                return;
+            }
+        }
+    });
+    url
+}
+
+#[tokio::test]
+async fn a_stream_that_only_keeps_itself_alive_ends_the_reply() {
+    let text = |t: &str| {
+        format!(
+            "data: {}\n\n",
+            json!({"choices": [{"index": 0, "delta": {"content": t}}]})
+        )
+    };
+    let empty = format!(
+        "data: {}\n\n",
+        json!({"choices": [{"index": 0, "delta": {}}]})
+    );
+    let limits = ReplyLimits {
+        idle: Duration::from_millis(400),
+        whole: Duration::from_secs(120),
+    };
+    // Empty chunks after some text: the reply stopped growing.
+    let url = endless(text("Hel"), empty.clone(), Duration::from_millis(20)).await;
+    let mut shown = String::new();
+    let error = stream_reply(&config("openai", &url), None, &json!({}), limits, |d| {
+        if let Delta::Text(t) = d {
+            shown.push_str(&t)
+        }
+    })
+    .await
+    .unwrap_err();
+    assert_eq!(error, ProviderError::Stalled(limits.idle));
+    assert_eq!(shown, "Hel");
+    assert!(
+        error.user_message().contains("chat.idleSeconds"),
+        "{}",
+        error.user_message()
+    );
+    // Only empty chunks, and SSE comments (keep-alives): the reply never started.
+    for piece in [empty, ": keep-alive\n\n".to_string()] {
+        let url = endless(String::new(), piece, Duration::from_millis(20)).await;
+        let error = stream_reply(&config("openai", &url), None, &json!({}), limits, |_| {})
+            .await
+            .unwrap_err();
+        assert_eq!(error, ProviderError::Timeout(limits.idle));
+    }
+    // Anthropic's pings are no growth either.
+    let ping = format!("event: ping\ndata: {}\n\n", json!({"type": "ping"}));
+    let url = endless(String::new(), ping, Duration::from_millis(20)).await;
+    let error = stream_reply(&config("anthropic", &url), None, &json!({}), limits, |_| {})
+        .await
+        .unwrap_err();
+    assert_eq!(error, ProviderError::Timeout(limits.idle));
+}
+
+#[tokio::test]
+async fn a_reply_that_grows_forever_is_stopped_at_the_whole_reply_limit() {
+    let word = format!(
+        "data: {}\n\n",
+        json!({"choices": [{"index": 0, "delta": {"content": "la "}}]})
+    );
+    let limits = ReplyLimits {
+        idle: Duration::from_millis(400),
+        whole: Duration::from_millis(900),
+    };
+    let url = endless(String::new(), word, Duration::from_millis(20)).await;
+    let mut shown = 0usize;
+    let error = stream_reply(&config("openai", &url), None, &json!({}), limits, |d| {
+        if let Delta::Text(t) = d {
+            shown += t.len()
+        }
+    })
+    .await
+    .unwrap_err();
+    assert_eq!(error, ProviderError::ReplyTooLong(limits.whole));
+    assert!(shown > 0, "the text streamed until the limit");
+    assert!(
+        error.user_message().contains("chat.replySeconds"),
+        "{}",
+        error.user_message()
+    );
 }
