@@ -26,6 +26,7 @@ use crate::sampling::provider::{self, ProviderConfig, ProviderKind};
 
 mod calls;
 pub mod history;
+mod left_out;
 pub mod result;
 
 use result::CallResult;
@@ -324,31 +325,6 @@ async fn gather_tools(
     }))
     .await;
     (servers, ModelTools::new(lists.into_iter().flatten()))
-}
-
-impl Turn<'_> {
-    /// Tells the user that the model is not offered every tool, the first time in the turn that a step leaves some
-    /// out: a notice stored in the conversation (with what was left out as its data), then told as an event, and
-    /// the turn's entry. `told` keeps what was left out then, for the turn's outcome.
-    fn tell_left_out(&self, told: &mut Vec<ToolsLeftOut>, tools: &ModelTools) -> Option<TurnEntry> {
-        if !told.is_empty() {
-            return None;
-        }
-        let message = tools.left_out_message()?;
-        told.clone_from(&tools.left_out);
-        self.store(
-            Role::Notice,
-            &message,
-            Some(json!({ "toolsLeftOut": told })),
-        );
-        // After it is stored: a front end that reads the conversation on this event finds it.
-        self.cx.events.emit(HostEvent::Notice {
-            server: None,
-            code: NoticeCode::ToolsLeftOut,
-            message: message.clone(),
-        });
-        Some(notice(message))
-    }
 }
 
 struct Turn<'a> {
