@@ -197,8 +197,9 @@ fn a_session_streams_deltas_and_cancel_stops_the_stream_and_a_call_in_flight() {
     // Mid-call: the next turn's tool call is in flight (its progress shows) when the user stops it.
     session
         .send(json!({"id": 3, "cmd": "chat", "conversation": conversation, "message": "now work"}));
+    // Progress names the call by Wharf's id: the conversation's first call.
     session.event("the call's progress", |v| {
-        v["event"] == "progress" && v["call"]["call"] == "long"
+        v["event"] == "progress" && v["call"]["call"] == "c1"
     });
     session.send(json!({"id": 4, "cmd": "cancel", "target": 3}));
     let reply = session.reply(3);
@@ -470,7 +471,7 @@ fn a_tools_image_reaches_a_model_that_takes_images_and_is_named_to_one_that_does
             let at = messages.iter().position(|m| m["role"] == "tool").unwrap();
             let after = &messages[at + 1];
             assert_eq!(after["role"], "user", "{after}");
-            assert_eq!(after["content"][0]["text"], "The images of tool call i1:");
+            assert_eq!(after["content"][0]["text"], "The images of tool call c1:");
             let url = after["content"][1]["image_url"]["url"].as_str().unwrap();
             assert!(url.starts_with("data:image/png;base64,iVBOR"), "{url}");
         } else {

@@ -138,9 +138,10 @@ fn parallel_calls_grants_errors_and_calls_the_model_botched_in_one_reply() {
     assert_eq!(errors, [false, false, true, true, true, true]);
     let results = tool_results(&provider.requests()[1], "anthropic");
     let ids: Vec<&str> = results.iter().map(|(id, _)| id.as_str()).collect();
+    // The history names each call by Wharf's own id, not the provider's, so one the provider repeats cannot swap.
     assert_eq!(
         ids,
-        ["a", "b", "c", "d", "e", "f"],
+        ["c1", "c2", "c3", "c4", "c5", "c6"],
         "one result per call, in order"
     );
     assert_eq!(
