@@ -102,7 +102,7 @@ FUZZ_SECONDS ?= 240
 FUZZ_TARGETS := --test+fuzz+mrtr --test+fuzz+raw_message --test+fuzz+form --test+fuzz+credential --test+fuzz+url \
   --test+fuzz+config --test+fuzz+paths --lib+stdio_transport::fuzz_tests --lib+never_panic \
   --lib+every_folder_name --lib+display_text::tests::fuzz --lib+redact::tests::fuzz \
-  --lib+redact::tests::pieces::fuzz
+  --lib+redact::tests::pieces::fuzz --lib+display_text::name::tests::fuzz --lib+approval::diff::tests::fuzz
 fuzz:
 	$(CARGO) test -p wharf-core --lib --test fuzz --no-run
 	@for target in $(FUZZ_TARGETS); do \

@@ -12,15 +12,15 @@ use std::io::{BufRead, Write};
 
 use futures::future::BoxFuture;
 use serde_json::{Map, Value};
-use wharf_core::approval::ToolCallChoice;
 use wharf_core::broker::InputView;
 use wharf_core::broker::{InputAnswer, InputKind, InputRequest, UserAgent};
-use wharf_core::chat::approve::{ToolCallAnswer, ToolCallView};
 use wharf_core::display_text::{lines, one_line};
 use wharf_core::elicitation::form::{FieldKind, FormField};
 use wharf_core::elicitation::url_check::UrlReview;
 use wharf_core::elicitation::UrlPhase;
 use wharf_core::sampling::{SamplingStage, SamplingView};
+
+mod tool_call;
 
 pub fn is_interactive() -> bool {
     use std::io::IsTerminal;
@@ -144,103 +144,12 @@ fn ask(request: &InputRequest) -> std::io::Result<InputAnswer> {
         Some(InputView::Form { form, warnings, .. }) => ask_form(&mut tty, &form.fields, warnings),
         Some(InputView::Url { review, phase, .. }) => ask_url(&mut tty, review, *phase),
         Some(InputView::Sampling(view)) => ask_sampling(&mut tty, view),
-        Some(InputView::ToolCall(view)) => ask_tool_call(&mut tty, view),
+        Some(InputView::ToolCall(view)) => tool_call::ask_tool_call(&mut tty, view),
         // Wharf's own question carries nothing back: yes is enough.
         None if request.kind == InputKind::PathOutside => {
             tty.choice("send it anyway? [a]ccept, [d]ecline or [c]ancel: ")
         }
         None => ask_raw(&mut tty),
-    }
-}
-
-/// A model's tool call: the tool's description and annotations quoted as the server's words, then Wharf's lines (what
-/// changed, the arguments, the question). The arguments may be replaced by a JSON object typed on one line;
-/// wharf-core checks it against the tool's schema before anything is sent.
-fn ask_tool_call(tty: &mut Tty, view: &ToolCallView) -> std::io::Result<InputAnswer> {
-    writeln!(
-        tty.out,
-        "  the model wants to call {} on {}{}",
-        label(&view.tool),
-        label(&view.server),
-        if view.new_tool {
-            " (a tool new in this conversation)"
-        } else {
-            ""
-        }
-    )?;
-    if let Some(description) = &view.description {
-        writeln!(tty.out, "  the tool's description:")?;
-        tty.quote(description)?;
-    }
-    if let Some(annotations) = &view.annotations {
-        let trust = if view.trusted {
-            "trusted server"
-        } else {
-            "untrusted: the server says so, nothing checks it"
-        };
-        writeln!(tty.out, "  annotations ({trust}):")?;
-        tty.quote(&annotations.to_string())?;
-    }
-    if view.destructive {
-        writeln!(
-            tty.out,
-            "  WARNING: the server says this tool is destructive."
-        )?;
-    }
-    for change in &view.changes {
-        writeln!(
-            tty.out,
-            "  CHANGED since you allowed it: {}",
-            label(&serde_json::to_string(&change.part).unwrap_or_default())
-        )?;
-        writeln!(tty.out, "  before:")?;
-        tty.quote(&change.before)?;
-        writeln!(tty.out, "  after:")?;
-        tty.quote(&change.after)?;
-    }
-    writeln!(tty.out, "  arguments:")?;
-    tty.quote(&serde_json::to_string_pretty(&view.arguments).unwrap_or_default())?;
-    let mut arguments = None;
-    loop {
-        let prompt =
-            "allow [o]nce, for this [c]onversation, [a]lways, [e]dit the arguments, or [d]eny? ";
-        let action = match tty.line(prompt)?.as_deref() {
-            Some("o" | "once") => ToolCallChoice::AllowOnce,
-            Some("c" | "conversation") => ToolCallChoice::AllowConversation,
-            Some("a" | "always") => ToolCallChoice::AllowAlways,
-            None | Some("d" | "deny" | "") => {
-                let reason = tty.line("a reason for the model (Enter for none): ")?;
-                let answer = ToolCallAnswer {
-                    action: ToolCallChoice::Deny,
-                    arguments: None,
-                    reason: reason.filter(|r| !r.is_empty()),
-                };
-                return Ok(answer.into_input_answer());
-            }
-            Some("e" | "edit") => {
-                match tty.line("the arguments, as one JSON object: ")? {
-                    None => return Ok(InputAnswer::Cancel),
-                    Some(text) => match serde_json::from_str::<Value>(&text) {
-                        Ok(Value::Object(map)) => arguments = Some(map),
-                        _ => writeln!(
-                            tty.out,
-                            "that is not a JSON object; the model's arguments stand"
-                        )?,
-                    },
-                }
-                continue;
-            }
-            Some(_) => {
-                writeln!(tty.out, "please answer o, c, a, e or d")?;
-                continue;
-            }
-        };
-        let answer = ToolCallAnswer {
-            action,
-            arguments,
-            reason: None,
-        };
-        return Ok(answer.into_input_answer());
     }
 }
 

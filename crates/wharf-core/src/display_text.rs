@@ -125,6 +125,44 @@ pub fn one_line(text: &str, max_chars: usize) -> String {
     out
 }
 
+/// `line` made safe as [`one_line`] makes it, whole, in rows of at most `width` characters (one row at least): for a
+/// screen that must show every character and wraps long lines rather than cutting them. An escape is never split
+/// between two rows, so a row holds at most `width.max(12)` characters (the longest escape is 10).
+pub fn wrapped(line: &str, width: usize) -> Vec<String> {
+    let width = width.max(12);
+    let mut rows = vec![String::new()];
+    let mut in_row = 0usize;
+    let mut combining = 0usize;
+    let mut piece = String::new();
+    for c in line.chars() {
+        piece.clear();
+        if is_hazard(c) {
+            escape(c, &mut piece);
+            combining = 0;
+        } else if is_combining(c) {
+            combining += 1;
+            if combining > MAX_COMBINING_RUN {
+                escape(c, &mut piece);
+            } else {
+                piece.push(c);
+            }
+        } else {
+            combining = 0;
+            piece.push(c);
+        }
+        let len = piece.chars().count();
+        if in_row + len > width {
+            rows.push(String::new());
+            in_row = 0;
+        }
+        in_row += len;
+        if let Some(row) = rows.last_mut() {
+            row.push_str(&piece);
+        }
+    }
+    rows
+}
+
 /// `text` with its line breaks kept (a `\r\n` as `\n`) and every other hazard escaped, unbounded: a document the
 /// user keeps (an exported conversation), safe to print on a terminal.
 pub fn document(text: &str) -> String {

@@ -39,6 +39,16 @@ impl ChatProvider {
         }
     }
 
+    /// Replaces the script: request n (counted from the provider's start) gets `replies[n]` from now on.
+    #[allow(dead_code)] // Only some of the test binaries that share this file rewrite the script.
+    pub fn script(&self, replies: Value) {
+        std::fs::write(
+            self.dir.path().join("script.json"),
+            json!({"chunk": 7, "replies": replies}).to_string(),
+        )
+        .unwrap();
+    }
+
     /// The `chat` object of mcp.json for this provider, in the flavour `kind` (`openai` or `anthropic`).
     pub fn chat_config(&self, kind: &str) -> Value {
         json!({"provider": {"kind": kind, "baseUrl": self.base_url, "model": "scripted"}})

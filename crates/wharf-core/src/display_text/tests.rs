@@ -127,7 +127,29 @@ fn hostile_text() -> impl Strategy<Value = String> {
     prop::collection::vec(piece, 0..12).prop_map(|p| p.concat())
 }
 
+#[test]
+fn a_wrapped_line_keeps_every_character_and_never_splits_an_escape() {
+    let line = format!("{}\u{202e}{}; rm -rf ~", "a".repeat(18), "b".repeat(5000));
+    let rows = wrapped(&line, 20);
+    assert_eq!(rows[0], "a".repeat(18));
+    assert_eq!(rows[1], format!("\\u{{202e}}{}", "b".repeat(12)));
+    assert_eq!(rows.concat(), one_line(&line, usize::MAX));
+    assert!(rows.last().unwrap().ends_with("; rm -rf ~"));
+    assert_eq!(wrapped("", 20), [""]);
+}
+
 proptest! {
+    #[test]
+    fn fuzz_wrapped_rows_are_safe_bounded_and_whole(text in hostile_text(), width in 0usize..40) {
+        let rows = wrapped(&text, width);
+        prop_assert!(!rows.is_empty());
+        for row in &rows {
+            prop_assert!(is_terminal_safe(row), "{row:?}");
+            prop_assert!(row.chars().count() <= width.max(12), "{row:?}");
+        }
+        prop_assert_eq!(rows.concat(), one_line(&text, usize::MAX));
+    }
+
     #[test]
     fn fuzz_one_line_is_safe_and_bounded(text in hostile_text(), max in 0usize..200) {
         let shown = one_line(&text, max);
