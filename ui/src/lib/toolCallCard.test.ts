@@ -1,14 +1,27 @@
 import { describe, expect, it } from "vitest";
 import type { ToolCallView } from "../bindings/ToolCallView";
-import { annotationEntries, argumentsProblem, argumentsText, cardAnswer } from "./toolCallCard";
+import {
+  annotationEntries,
+  argumentsProblem,
+  argumentsText,
+  cardAnswer,
+  editedSizeWords,
+  nameRuns,
+  shownName,
+  sizeWords,
+} from "./toolCallCard";
 
 const view: ToolCallView = {
   conversation: "c1",
   callId: "call_1",
   server: "fs",
   tool: "write",
+  serverShown: { escaped: "fs", oddities: [] },
+  toolShown: { escaped: "write", oddities: [] },
   trusted: false,
   arguments: { path: "/tmp/a", text: "hi" },
+  argumentsText: '{\n  "path": "/tmp/a",\n  "text": "hi"\n}',
+  argumentsSize: { bytes: 29, lines: 4, keys: 2 },
   inputSchema: { type: "object" },
   changes: [],
   destructive: false,
@@ -18,7 +31,7 @@ const view: ToolCallView = {
 
 describe("cardAnswer", () => {
   it("sends no arguments back when the user left them as they were", () => {
-    const built = cardAnswer("allow_once", view, argumentsText(view.arguments), "");
+    const built = cardAnswer("allow_once", view, argumentsText(view), "");
     expect(built).toEqual({ ok: true, answer: { action: "accept", content: { action: "allow_once" } } });
   });
 
@@ -75,5 +88,46 @@ describe("annotationEntries", () => {
     ]);
     expect(annotationEntries(undefined)).toEqual([]);
     expect(annotationEntries([1])).toEqual([]);
+  });
+});
+
+describe("the arguments as shown", () => {
+  it("are the Rust side's text, hidden characters escaped, and read back as the same arguments", () => {
+    // What the Rust side writes for a value with a bidi override and a zero-width space in it.
+    const hidden = {
+      ...view,
+      arguments: { path: "a\u202eb\u200b" },
+      argumentsText: '{\n  "path": "a\\u202eb\\u200b"\n}',
+    };
+    const text = argumentsText(hidden);
+    expect(text).not.toMatch(/[\u202e\u200b]/);
+    expect(JSON.parse(text)).toEqual(hidden.arguments);
+    // Left as shown, nothing is sent back: the model's own arguments go.
+    expect(cardAnswer("allow_once", hidden, text, "")).toEqual({
+      ok: true,
+      answer: { action: "accept", content: { action: "allow_once" } },
+    });
+  });
+
+  it("say their size", () => {
+    expect(sizeWords({ bytes: 5035, lines: 3, keys: 1 })).toBe("5035 bytes, 3 lines, 1 key");
+    expect(editedSizeWords('{\n  "é": 1\n}')).toBe("13 bytes, 3 lines");
+  });
+});
+
+describe("names", () => {
+  it("split into runs so that every space is drawn", () => {
+    expect(nameRuns("note on  trusted-docs")).toEqual([
+      { text: "note", space: false },
+      { text: " ", space: true },
+      { text: "on", space: false },
+      { text: "  ", space: true },
+      { text: "trusted-docs", space: false },
+    ]);
+  });
+
+  it("of stored calls are escaped as the Rust side escapes them", () => {
+    expect(shownName('a"b\\c\u202ed\u200b\u001b[2K').escaped).toBe('a\\"b\\\\c\\u{202e}d\\u{200b}\\u{1b}[2K');
+    expect(shownName("read_file").escaped).toBe("read_file");
   });
 });
