@@ -18,7 +18,9 @@
 //! fixture (`tests/fixtures/chat_provider.py`) with the demo server covers chat: approval in the thread, an edited
 //! argument, a link through consent, Stop mid-stream, the conversation after a restart, and a resource and a `/`
 //! prompt attached to a message, the model chooser, a model's tool result rendered as the Tools screen does,
-//! turns of two conversations at once, and a long conversation paged and carried into a new one with a summary.
+//! turns of two conversations at once, and a long conversation paged and carried into a new one with a summary; a
+//! hostile server and model (`tests/fixtures/card_server.py`) cover the approval card's names, sizes, every byte and the
+//! diff of a changed description.
 //!
 //! One test binary, `app` (run.sh and the Makefile run `--test app`): the groups of tests are its modules under
 //! app/, and the timeouts and helpers they share are here.
@@ -30,6 +32,8 @@
 mod catalog;
 #[path = "app/chat.rs"]
 mod chat;
+#[path = "app/chat_cards.rs"]
+mod chat_cards;
 #[path = "app/chat_long.rs"]
 mod chat_long;
 #[path = "app/elicitation.rs"]

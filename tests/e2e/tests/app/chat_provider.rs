@@ -15,6 +15,7 @@ use crate::UI;
 pub(super) struct Provider {
     _child: Child,
     pub(super) base_url: String,
+    script: PathBuf,
     record: PathBuf,
 }
 
@@ -45,8 +46,16 @@ impl Provider {
         Ok(Provider {
             _child: child,
             base_url: line.trim().to_owned(),
+            script: script_path,
             record,
         })
+    }
+
+    /// Replaces the script: the provider reads it again at each request.
+    #[allow(dead_code)] // Only some of the modules that share this file rewrite the script.
+    pub(super) fn script(&self, script: &Value) -> Result<()> {
+        std::fs::write(&self.script, script.to_string())
+            .map_err(|e| Error::Check(format!("cannot write the script: {e}")))
     }
 
     /// Every line the provider recorded (requests, and disconnections of a hanging reply).
