@@ -192,8 +192,8 @@ fn a_secret_the_model_streams_in_pieces_is_never_shown_in_halves() {
 
 /// The provider's key is read from the keyring (here the kernel's keyutils, in a session keyring of the test's
 /// own). A provider that quotes it back in an HTTP error and in an error inside the stream, each time across the
-/// place where the error is cut for showing, and a reply that repeats it: no piece of six characters or more is
-/// printed, stored or written anywhere.
+/// place where the error is cut for showing, and a reply that repeats it, then the same in a summary of the
+/// conversation (`chat --summarize`): no piece of six characters or more is printed, stored or written anywhere.
 #[test]
 fn a_provider_quoting_the_api_key_across_the_cut_leaves_no_piece_of_it() {
     if Command::new("keyctl").arg("--version").output().is_err() {
@@ -205,7 +205,10 @@ fn a_provider_quoting_the_api_key_across_the_cut_leaves_no_piece_of_it() {
     let provider = ChatProvider::start(json!([
         {"status": 400, "body": {"error": {"message": quoted}}},
         {"text": "Thinking", "error_after": true, "error_message": quoted},
-        {"text": format!("Your key is {KEY}; keep it safe.")}
+        {"text": format!("Your key is {KEY}; keep it safe.")},
+        // Two summaries of the third conversation: the first fails quoting the key, the second repeats it.
+        {"status": 400, "body": {"error": {"message": quoted}}},
+        {"text": format!("The user was told their key, {KEY}.")}
     ]));
     let unique = format!(
         "{}-{}",
@@ -228,6 +231,11 @@ printf %s "$KEY" | "$WHARF" secret set "$KEY_NAME" > "$D/secret.out" 2> "$D/secr
 for n in 1 2 3; do
   "$WHARF" --config "$D/mcp.json" chat "turn $n" > "$D/chat$n.out" 2> "$D/chat$n.err" || echo $? > "$D/chat$n.status"
 done
+id=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["conversation"])' "$D/chat3.out")
+for n in 1 2; do
+  "$WHARF" --config "$D/mcp.json" chat --summarize "$id" > "$D/summary$n.out" 2> "$D/summary$n.err" \
+    || echo $? > "$D/summary$n.status"
+done
 "#;
     let status = Command::new("keyctl")
         .args(["session", "-", "sh", "-c", script])
@@ -249,7 +257,7 @@ done
     assert!(status.success(), "{}", read("secret.err"));
     // The key was read and sent: the provider got it in every request.
     let records = provider.records();
-    assert_eq!(records.len(), 3, "{}", read("chat1.err"));
+    assert_eq!(records.len(), 5, "{}", read("chat1.err"));
     for record in &records {
         assert_eq!(record["authorization"], format!("Bearer {KEY}"));
     }
@@ -263,9 +271,26 @@ done
         "{}",
         read("chat3.out")
     );
+    // A summary's failure says what the provider said, cut; the summary that came is kept, masked.
+    assert_eq!(
+        read("summary1.status").trim(),
+        "2",
+        "{}",
+        read("summary1.err")
+    );
+    assert!(
+        read("summary1.err").contains("eeeee"),
+        "{}",
+        read("summary1.err")
+    );
+    assert!(
+        read("summary2.out").contains("The user was told their key, [redacted]."),
+        "{}",
+        read("summary2.out")
+    );
     let mut places = files_written(dir);
     let listed = stdout_json(&scratch.run(&["conversations", "list"]));
-    assert_eq!(listed.as_array().unwrap().len(), 3, "{listed}");
+    assert_eq!(listed.as_array().unwrap().len(), 4, "{listed}");
     for conversation in listed.as_array().unwrap() {
         let id = conversation["id"].as_str().unwrap();
         for args in [

@@ -52,7 +52,9 @@ pub async fn summarize(
     let old = cx.store.summary(conversation)?;
     let stored = cx.store.messages(conversation)?;
     let budget = u64::from(cx.settings.context_tokens) * CHARS_PER_TOKEN * TRANSCRIPT_PERCENT / 100;
+    // Messages stored before chat masked secrets may still hold them: masked again on their way to the model.
     let text = transcript(&stored, usize::try_from(budget).unwrap_or(usize::MAX));
+    let text = cx.redactor.redact_secrets(&text);
     let key = provider::api_key(&cx.settings.provider)
         .await?
         .map(crate::secrets::Secret::into_inner);
@@ -73,8 +75,8 @@ pub async fn summarize(
         reply = provider::stream_reply(&settings.provider, key.as_deref(), &body, settings.limits, |_| {}) => reply,
         _ = cancel.cancelled() => return Err(TurnError::SummaryStopped),
     }
-    .map_err(|e| TurnError::Summary(e.user_message()))?;
-    let summary = reply.text.trim().to_string();
+    .map_err(|e| TurnError::Summary(cx.redactor.redact_secrets(&e.user_message()).into_owned()))?;
+    let summary = cx.redactor.redact_secrets(reply.text.trim()).into_owned();
     if summary.is_empty() {
         return Err(TurnError::Summary("the model's reply was empty".into()));
     }
