@@ -195,3 +195,28 @@ fn quitting_stops_every_server() {
     assert!(session.quit().success());
     assert!(wait_gone(pid), "server {pid} outlived the session");
 }
+
+/// A line a server writes to stderr right before it answers its handshake is in the tail `wharf servers` prints,
+/// every time (the tail is read from the pipe when it is shown, not only when its reader task next runs).
+#[test]
+fn a_line_written_just_before_readiness_is_in_the_printed_tail() {
+    let dir = tempfile::tempdir().unwrap();
+    let tools = dir.path().join("tools.json");
+    std::fs::write(&tools, r#"{"tools": []}"#).unwrap();
+    let server = json!({"type": "stdio", "command": "python3",
+        "args": [fixture("card_server.py"), tools]});
+    let scratch = Scratch::new(json!({"servers": {"card": server}}));
+    for run in 0..10 {
+        let out = scratch.run(&["servers"]);
+        assert!(out.status.success(), "{}", stderr_text(&out));
+        let row = &stdout_json(&out)[0];
+        assert_eq!(row["status"], "ready", "{row}");
+        assert!(
+            row["stderr"]
+                .as_str()
+                .unwrap()
+                .contains("card: answering initialize\n"),
+            "run {run}: {row}"
+        );
+    }
+}

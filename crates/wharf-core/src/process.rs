@@ -1,17 +1,16 @@
 //! Child processes of stdio servers: own process group, stderr kept in a bounded buffer, graceful shutdown
 //! (close stdin, wait, SIGTERM, SIGKILL) and no orphans even when Wharf itself is killed.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::io::AsyncReadExt;
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
-/// How much of a server's stderr is kept for the user (the newest bytes).
-pub const STDERR_TAIL_BYTES: usize = 16 * 1024;
+mod stderr_tail;
+pub use stderr_tail::{StderrTail, STDERR_TAIL_BYTES};
 
 #[derive(Debug, thiserror::Error)]
 pub enum SpawnError {
@@ -22,95 +21,6 @@ pub enum SpawnError {
         command: String,
         source: std::io::Error,
     },
-}
-
-/// The newest bytes a server wrote to stderr. Old output is dropped, never the process.
-#[derive(Debug, Clone)]
-pub struct StderrTail {
-    bytes: Arc<Mutex<VecDeque<u8>>>,
-    /// Becomes true when the pipe reaches its end: after that the tail is complete.
-    closed: tokio::sync::watch::Sender<bool>,
-    /// Bumped on every write, for whoever shows the tail live.
-    written: tokio::sync::watch::Sender<u64>,
-}
-
-impl Default for StderrTail {
-    fn default() -> Self {
-        StderrTail {
-            bytes: Arc::default(),
-            closed: tokio::sync::watch::Sender::new(false),
-            written: tokio::sync::watch::Sender::new(0),
-        }
-    }
-}
-
-impl StderrTail {
-    /// Waits (at most `limit`) until the server's stderr is closed, so that a crash report holds its last words.
-    pub async fn drained(&self, limit: Duration) {
-        let mut rx = self.closed.subscribe();
-        let _ = tokio::time::timeout(limit, rx.wait_for(|closed| *closed)).await;
-    }
-
-    /// Changes whenever the server writes to stderr.
-    pub fn watch(&self) -> tokio::sync::watch::Receiver<u64> {
-        self.written.subscribe()
-    }
-
-    /// Starts this tail with the end of `previous` and a note, so that after an automatic restart the user still sees
-    /// why the last run ended.
-    pub fn carry_over(&self, previous: &StderrTail, note: &str) {
-        let old = previous.text();
-        let Ok(mut buf) = self.bytes.lock() else {
-            return;
-        };
-        let mut joined: Vec<u8> = Vec::with_capacity(old.len() + note.len() + buf.len() + 2);
-        joined.extend_from_slice(old.as_bytes());
-        if !old.is_empty() && !old.ends_with('\n') {
-            joined.push(b'\n');
-        }
-        joined.extend_from_slice(note.as_bytes());
-        joined.push(b'\n');
-        joined.extend(buf.iter());
-        let start = joined.len().saturating_sub(STDERR_TAIL_BYTES);
-        *buf = joined[start..].iter().copied().collect();
-    }
-
-    fn push(&self, bytes: &[u8]) {
-        let Ok(mut buf) = self.bytes.lock() else {
-            return;
-        };
-        let bytes = if bytes.len() > STDERR_TAIL_BYTES {
-            &bytes[bytes.len() - STDERR_TAIL_BYTES..]
-        } else {
-            bytes
-        };
-        let overflow = (buf.len() + bytes.len()).saturating_sub(STDERR_TAIL_BYTES);
-        buf.drain(..overflow);
-        buf.extend(bytes);
-        drop(buf);
-        self.written.send_modify(|n| *n += 1);
-    }
-
-    pub fn text(&self) -> String {
-        let Ok(buf) = self.bytes.lock() else {
-            return String::new();
-        };
-        let (a, b) = buf.as_slices();
-        let mut bytes = Vec::with_capacity(a.len() + b.len());
-        bytes.extend_from_slice(a);
-        bytes.extend_from_slice(b);
-        String::from_utf8_lossy(&bytes).into_owned()
-    }
-
-    /// The last non-empty line, to explain a crash in one line.
-    pub fn last_line(&self) -> Option<String> {
-        self.text()
-            .lines()
-            .rev()
-            .map(str::trim)
-            .find(|l| !l.is_empty())
-            .map(|l| l.chars().take(300).collect())
-    }
 }
 
 /// How and when a server process ended.
@@ -198,19 +108,13 @@ pub fn spawn(
         }));
     });
 
-    let stderr = StderrTail::default();
-    let tail = stderr.clone();
-    tokio::spawn(async move {
-        let mut pipe = stderr_pipe;
-        let mut chunk = [0u8; 4096];
-        loop {
-            match pipe.read(&mut chunk).await {
-                Ok(0) | Err(_) => break,
-                Ok(n) => tail.push(&chunk[..n]),
-            }
-        }
-        tail.closed.send_replace(true);
-    });
+    let stderr = stderr_pipe
+        .into_owned_fd()
+        .and_then(StderrTail::reading)
+        .map_err(|source| SpawnError::Io {
+            command: command.to_string(),
+            source,
+        })?;
 
     let leader_start = start_time(pgid);
     let watchdog = spawn_watchdog(pgid, leader_start);
@@ -446,24 +350,5 @@ mod tests {
         child.kill().unwrap();
         child.wait().unwrap();
         assert_eq!(start_time(pid), None, "a reaped process has no start time");
-    }
-
-    #[test]
-    fn the_tail_is_bounded_and_a_restart_keeps_the_last_words() {
-        let old = StderrTail::default();
-        old.push(&vec![b'x'; STDERR_TAIL_BYTES * 2]);
-        old.push(b"\nfatal: boom\n");
-        assert_eq!(old.text().len(), STDERR_TAIL_BYTES);
-        assert_eq!(old.last_line().as_deref(), Some("fatal: boom"));
-        let new = StderrTail::default();
-        new.push(b"ready\n");
-        new.carry_over(&old, "--- restarted ---");
-        let text = new.text();
-        assert!(
-            text.ends_with("fatal: boom\n--- restarted ---\nready\n"),
-            "{}",
-            &text[text.len() - 40..]
-        );
-        assert_eq!(text.len(), STDERR_TAIL_BYTES, "still bounded");
     }
 }
