@@ -89,6 +89,26 @@ fn escape(c: char, out: &mut String) {
     };
 }
 
+/// `c` as a line shows it, into `piece` (cleared first): itself, or its escape when it is a hazard or one combining
+/// mark too many in a run (`combining` counts the run so far).
+fn safe_piece(c: char, combining: &mut usize, piece: &mut String) {
+    piece.clear();
+    if is_hazard(c) {
+        escape(c, piece);
+        *combining = 0;
+    } else if is_combining(c) {
+        *combining += 1;
+        if *combining > MAX_COMBINING_RUN {
+            escape(c, piece);
+        } else {
+            piece.push(c);
+        }
+    } else {
+        *combining = 0;
+        piece.push(c);
+    }
+}
+
 /// `text` as one line: every hazard (newlines included) escaped, at most `max_chars` characters written; what is cut
 /// is counted at the end (`… [120 more characters]`).
 pub fn one_line(text: &str, max_chars: usize) -> String {
@@ -98,21 +118,7 @@ pub fn one_line(text: &str, max_chars: usize) -> String {
     let mut chars = text.chars();
     let mut piece = String::new();
     while let Some(c) = chars.next() {
-        piece.clear();
-        if is_hazard(c) {
-            escape(c, &mut piece);
-            combining = 0;
-        } else if is_combining(c) {
-            combining += 1;
-            if combining > MAX_COMBINING_RUN {
-                escape(c, &mut piece);
-            } else {
-                piece.push(c);
-            }
-        } else {
-            combining = 0;
-            piece.push(c);
-        }
+        safe_piece(c, &mut combining, &mut piece);
         let len = piece.chars().count();
         if written + len > max_chars {
             let left = 1 + chars.count();
@@ -135,21 +141,7 @@ pub fn wrapped(line: &str, width: usize) -> Vec<String> {
     let mut combining = 0usize;
     let mut piece = String::new();
     for c in line.chars() {
-        piece.clear();
-        if is_hazard(c) {
-            escape(c, &mut piece);
-            combining = 0;
-        } else if is_combining(c) {
-            combining += 1;
-            if combining > MAX_COMBINING_RUN {
-                escape(c, &mut piece);
-            } else {
-                piece.push(c);
-            }
-        } else {
-            combining = 0;
-            piece.push(c);
-        }
+        safe_piece(c, &mut combining, &mut piece);
         let len = piece.chars().count();
         if in_row + len > width {
             rows.push(String::new());
