@@ -18,6 +18,8 @@ mod input_commands;
 mod lifecycle;
 mod logs;
 mod questions;
+#[cfg(target_os = "linux")]
+mod renderer;
 mod sampling_commands;
 mod shell;
 mod smoke;
@@ -42,8 +44,13 @@ struct Args {
 }
 
 fn main() -> ExitCode {
+    // First, while this is the only thread: it may set a variable WebKit reads when GTK starts.
+    #[cfg(target_os = "linux")]
+    let renderer = renderer::choose();
     let redactor = wharf_core::redact::Redactor::default();
     let _logs = logs::init(redactor.clone());
+    #[cfg(target_os = "linux")]
+    renderer.log();
     let args = Args::parse();
     let smoke = std::env::var("WHARF_APP_SMOKE").is_ok_and(|v| v == "1");
     let startup = wharf_core::facade::startup::Startup::load(args.config);
