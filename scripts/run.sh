@@ -14,11 +14,11 @@ model_pid=""
 cleanup() { [ -n "$model_pid" ] && kill "$model_pid" 2>/dev/null || true; }
 trap cleanup EXIT
 
-if [ -x "$NODE" ] && [ -f "$RUNTIME/SmolLM2-135M-Instruct.Q4_1.gguf" ]; then
+if [ -x "$NODE" ] && [ -f "$RUNTIME/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf" ]; then
   out=$(mktemp)
   "$NODE" "$ROOT/demo/model_server.mjs" "$RUNTIME" >"$out" 2>"$out.err" &
   model_pid=$!
-  # The server prints its URL once the model is loaded (about a second); give up after a minute.
+  # The server prints its URL once the model is loaded (a few seconds); give up after a minute.
   for _ in $(seq 1 600); do
     if grep -q '^http://127.0.0.1:' "$out"; then break; fi
     if ! kill -0 "$model_pid" 2>/dev/null; then break; fi

