@@ -187,6 +187,8 @@ pub struct ConnectContext {
     pub auth: Option<crate::auth::AuthOptions>,
     /// What serves the server's requests around the broker.
     pub services: crate::serve::Services,
+    /// The login shell's PATH, where stdio servers' commands are looked for too; None: only Wharf's own PATH.
+    pub login_path: Option<crate::login_env::LoginPath>,
 }
 
 impl ConnectContext {
@@ -212,6 +214,7 @@ impl ConnectContext {
             workspace: SharedWorkspace::new(Default::default(), None),
             auth: None,
             services: Default::default(),
+            login_path: None,
         }
     }
 }

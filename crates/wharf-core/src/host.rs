@@ -29,6 +29,8 @@ pub struct HostOptions {
     pub auth: Option<crate::auth::AuthOptions>,
     /// What serves the servers' requests around the broker (the elicitation guard, sampling).
     pub services: crate::serve::Services,
+    /// The login shell's PATH, where stdio servers' commands are looked for too (`login_env.rs`).
+    pub login_path: Option<crate::login_env::LoginPath>,
 }
 
 impl Default for HostOptions {
@@ -40,6 +42,7 @@ impl Default for HostOptions {
             max_message_bytes: crate::connection::DEFAULT_MAX_MESSAGE_BYTES,
             auth: None,
             services: Default::default(),
+            login_path: None,
         }
     }
 }
@@ -145,6 +148,7 @@ impl Host {
                 workspace: options.workspace.clone(),
                 auth: options.auth.clone(),
                 services: options.services.clone(),
+                login_path: options.login_path.clone(),
                 ..ConnectContext::new(broker, events, options.eras.clone())
             },
             options,

@@ -20,6 +20,7 @@ pub mod events;
 pub mod facade;
 pub mod fsutil;
 pub mod host;
+pub mod login_env;
 pub mod process;
 pub mod raw_message;
 pub mod redact;

@@ -9,13 +9,15 @@ use std::time::Duration;
 
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
+mod search;
 mod stderr_tail;
+pub use search::{usual_places, CommandSearch, NotFound, Program};
 pub use stderr_tail::{StderrTail, STDERR_TAIL_BYTES};
 
 #[derive(Debug, thiserror::Error)]
 pub enum SpawnError {
-    #[error("command not found: {0}")]
-    NotFound(String),
+    #[error("{0}")]
+    NotFound(Box<NotFound>),
     #[error("cannot start {command}: {source}")]
     Io {
         command: String,
@@ -56,13 +58,18 @@ pub struct SpawnedServer {
 }
 
 pub fn spawn(
-    command: &str,
+    program: &Program,
     args: &[String],
     env: &BTreeMap<String, String>,
     cwd: Option<&PathBuf>,
 ) -> Result<SpawnedServer, SpawnError> {
-    let mut cmd = Command::new(command);
-    cmd.args(args)
+    let command = program.name.as_str();
+    let mut cmd = Command::new(&program.file);
+    if let Some(path) = &program.path_env {
+        cmd.env("PATH", path);
+    }
+    cmd.arg0(&program.name)
+        .args(args)
         .envs(env)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -79,15 +86,30 @@ pub fn spawn(
             Ok(())
         });
     }
-    let mut child = cmd.spawn().map_err(|source| {
-        if source.kind() == std::io::ErrorKind::NotFound {
-            SpawnError::NotFound(command.to_string())
-        } else {
-            SpawnError::Io {
-                command: command.to_string(),
-                source,
-            }
-        }
+    let found_on_path = program.file.as_os_str() != command;
+    let mut child = cmd.spawn().map_err(|source| match source.kind() {
+        // The file was there a moment ago: what is missing is the interpreter its first line names.
+        std::io::ErrorKind::NotFound if found_on_path => SpawnError::Io {
+            command: format!("{command} ({})", program.file.display()),
+            source: std::io::Error::new(
+                source.kind(),
+                format!("{source}: the interpreter its first line names may be missing"),
+            ),
+        },
+        std::io::ErrorKind::NotFound => SpawnError::NotFound(Box::new(NotFound {
+            command: command.to_string(),
+            searched: None,
+            elsewhere: Vec::new(),
+            login_failure: None,
+        })),
+        _ if found_on_path => SpawnError::Io {
+            command: format!("{command} ({})", program.file.display()),
+            source,
+        },
+        _ => SpawnError::Io {
+            command: command.to_string(),
+            source,
+        },
     })?;
     let io_error = |what: &str| SpawnError::Io {
         command: command.to_string(),
@@ -139,30 +161,23 @@ pub fn spawn(
 /// `PR_SET_PDEATHSIG` fires when the *thread* that forked the child ends, not the process: forked from a pool
 /// thread that retires when idle, a server would be killed seconds after it started.
 pub async fn spawn_off_thread(
-    command: &str,
+    program: &Program,
     args: &[String],
     env: &BTreeMap<String, String>,
     cwd: Option<&PathBuf>,
 ) -> Result<SpawnedServer, SpawnError> {
-    let (command, args, env, cwd) = (
-        command.to_string(),
-        args.to_vec(),
-        env.clone(),
-        cwd.cloned(),
-    );
+    let (program, args, env, cwd) = (program.clone(), args.to_vec(), env.clone(), cwd.cloned());
+    let command = program.name.clone();
     let runtime = tokio::runtime::Handle::current();
     let (reply, answer) = tokio::sync::oneshot::channel();
     let unavailable = |why: &str| SpawnError::Io {
         command: command.clone(),
         source: std::io::Error::other(format!("Wharf's process spawner {why}")),
     };
-    let job: SpawnJob = Box::new({
-        let command = command.clone();
-        move || {
-            // The pipes and the exit watcher register with the caller's runtime.
-            let _entered = runtime.enter();
-            let _ = reply.send(spawn(&command, &args, &env, cwd.as_ref()));
-        }
+    let job: SpawnJob = Box::new(move || {
+        // The pipes and the exit watcher register with the caller's runtime.
+        let _entered = runtime.enter();
+        let _ = reply.send(spawn(&program, &args, &env, cwd.as_ref()));
     });
     spawner()
         .lock()

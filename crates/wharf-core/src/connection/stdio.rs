@@ -25,7 +25,8 @@ pub(super) async fn connect(
     cwd: Option<&PathBuf>,
     era: Option<Era>,
 ) -> Result<Connection, ConnectionError> {
-    let spawned = crate::process::spawn_off_thread(command, args, env, cwd)
+    let program = find_command(ctx, command, env).await?;
+    let spawned = crate::process::spawn_off_thread(&program, args, env, cwd)
         .await
         .map_err(|e| ConnectionError::Spawn(e.to_string()))?;
     let mut process = spawned.process;
@@ -104,6 +105,29 @@ pub(super) async fn connect(
         progress,
         era,
     ))
+}
+
+/// The program to start for `command`: a bare name is looked for on the server's PATH, which takes in the login
+/// shell's when the front end reads it (waiting for it, within its bound, if it is still being read).
+async fn find_command(
+    ctx: &ConnectContext,
+    command: &str,
+    env: &BTreeMap<String, String>,
+) -> Result<crate::process::Program, ConnectionError> {
+    let login = match &ctx.login_path {
+        Some(login) if !env.contains_key("PATH") => Some(login.get().await),
+        _ => None,
+    };
+    let own_path = std::env::var_os("PATH");
+    let search = crate::process::CommandSearch::new(
+        env.get("PATH").map(String::as_str),
+        own_path.as_deref(),
+        login.as_deref(),
+    );
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    search
+        .find(command, home.as_deref())
+        .map_err(|e| ConnectionError::Spawn(e.to_string()))
 }
 
 /// How often at most the UI hears that a server's stderr grew: a chatty server must not flood it.

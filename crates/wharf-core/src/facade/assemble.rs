@@ -3,13 +3,15 @@
 //! - the capabilities Wharf serves, asked of the user through the front end's `UserAgent`;
 //! - a server that answers `401` is signed in to through the URL consent card (the same agent), then the system
 //!   browser, its sign-in kept in the token store (the OS keyring unless the front end says otherwise);
-//! - the protocol era each server spoke is remembered in the user's cache.
+//! - the protocol era each server spoke is remembered in the user's cache;
+//! - a stdio server's bare command is looked for on the PATH, and on the login shell's when the front end gives it.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::auth::{AuthOptions, BrokerConsent, TokenStore};
 use crate::broker::{Broker, DeclaredCapabilities, UserAgent};
+use crate::login_env::LoginPath;
 use crate::sampling::prefs::SamplingPrefs;
 use crate::sampling::SamplingService;
 use crate::serve::Services;
@@ -23,6 +25,7 @@ pub struct HostBuilder {
     sampling: Option<Arc<SamplingService>>,
     tokens: Option<TokenStore>,
     restart: bool,
+    login_path: Option<LoginPath>,
 }
 
 impl HostBuilder {
@@ -34,6 +37,7 @@ impl HostBuilder {
             sampling: None,
             tokens: None,
             restart: false,
+            login_path: None,
         }
     }
 
@@ -58,6 +62,13 @@ impl HostBuilder {
     /// Whether servers that exit or crash are started again: yes for a long-running host, no for one command.
     pub fn restart_servers(mut self, restart: bool) -> Self {
         self.restart = restart;
+        self
+    }
+
+    /// Looks for stdio servers' commands on the login shell's PATH too, and gives the servers that PATH
+    /// (`LoginPath::start_for` says whether a front end reads it). Default: Wharf's own PATH only.
+    pub fn login_path(mut self, login_path: Option<LoginPath>) -> Self {
+        self.login_path = login_path;
         self
     }
 
@@ -88,6 +99,7 @@ impl HostBuilder {
                 .unwrap_or_else(|| SharedWorkspace::new(Default::default(), None)),
             auth: Some(sign_in),
             services,
+            login_path: self.login_path,
             ..HostOptions::default()
         };
         Host::new(self.config, broker, events, options)
