@@ -12,6 +12,7 @@ use wharf_core::auth::TokenStore;
 use wharf_core::events::NoticeCode;
 use wharf_core::facade::startup::{Startup, StartupReport};
 use wharf_core::facade::{Calls, ChatPaths, HostBuilder};
+use wharf_core::login_env::{FrontEnd, LoginPath};
 use wharf_core::redact::Redactor;
 use wharf_core::sampling::prefs::SamplingPrefs;
 use wharf_core::sampling::SamplingService;
@@ -197,6 +198,8 @@ fn new_host(
         .sampling(sampling)
         .tokens(tokens)
         .restart_servers(true)
+        // Read on a thread of its own while the window opens; a server's start waits for it, within its bound.
+        .login_path(LoginPath::start_for(FrontEnd::App))
         .build(events)
 }
 

@@ -24,6 +24,7 @@ use clap::{Parser, Subcommand};
 use serde_json::Value;
 use wharf_core::broker::{Broker, DeclaredCapabilities, ScriptedAgent, UserAgent};
 use wharf_core::facade::{sampling_service, HostBuilder};
+use wharf_core::login_env::{FrontEnd, LoginPath};
 use wharf_core::sampling::prefs::SamplingPrefs;
 use wharf_core::sampling::SamplingService;
 use wharf_core::workspace::SharedWorkspace;
@@ -284,7 +285,9 @@ async fn run(cli: Cli) -> Result<ExitCode, Failure> {
     let sampling = sampling(&config, &events);
     let mut builder = HostBuilder::new(config, agent)
         .workspace(workspace)
-        .restart_servers(session);
+        .restart_servers(session)
+        // Off unless WHARF_LOGIN_SHELL=1: `wharf` runs from a shell, a script or a test whose PATH is meant.
+        .login_path(LoginPath::start_for(FrontEnd::Cli));
     if let Some(service) = sampling {
         builder = builder.sampling(service);
     }
