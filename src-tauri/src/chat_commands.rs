@@ -16,7 +16,7 @@ use wharf_core::chat::summary::Summarized;
 use wharf_core::chat::turn::{TurnOutcome, TurnRequest};
 use wharf_core::config::Config;
 use wharf_core::conversations::{ConversationSummary, SearchHit};
-use wharf_core::facade::chat_model::{self, ChatModels, ModelChoiceError};
+use wharf_core::facade::chat_model::{self, ChatModels, ModelChoice, ModelChoiceError};
 use wharf_core::facade::links::{self, LinkError};
 use wharf_core::facade::{Calls, ChatError, ChatPaths, ChatService, ErrorCode};
 use wharf_core::sampling::provider::ProviderKind;
@@ -81,6 +81,7 @@ impl Chat {
                 model: Some(settings.provider.model),
                 provider: Some(settings.provider.kind),
                 demo: settings.demo,
+                tools: settings.tools,
                 problem: None,
             },
             Err(why) => ChatStatus {
@@ -88,6 +89,7 @@ impl Chat {
                 model: None,
                 provider: None,
                 demo: false,
+                tools: true,
                 problem: Some(why),
             },
         }
@@ -124,6 +126,8 @@ pub struct ChatStatus {
     pub provider: Option<ProviderKind>,
     /// The bundled demo model stands in for the user's own, for this run only.
     pub demo: bool,
+    /// The model is offered the servers' tools (`chat.tools`): not when it takes none.
+    pub tools: bool,
     /// Why chat cannot run (no model, a provider the file gets wrong, an unreadable database): what to do.
     pub problem: Option<String>,
 }
@@ -275,13 +279,13 @@ pub async fn chat_models(shell: State<'_, Shell>) -> Reply<ChatModels> {
     Ok(chat_model::chat_models(&settings, chat_model::LIST_TIMEOUT).await)
 }
 
-/// Makes `model` the one chat uses: written into mcp.json in place (chat's own provider, or a copy of the sampling
-/// one it shared), then used from the next turn on. The status with it.
+/// Makes the chosen model the one chat uses: written into mcp.json in place (chat's own provider, a copy of the
+/// sampling one it shared, or a runtime found on this computer), then used from the next turn on. The status with it.
 #[tauri::command]
-pub fn choose_chat_model(shell: State<'_, Shell>, model: String) -> Reply<ChatStatus> {
+pub fn choose_chat_model(shell: State<'_, Shell>, choice: ModelChoice) -> Reply<ChatStatus> {
     let mut doc = shell.config_document()?;
-    chat_model::choose_chat_model(&mut doc, &model)?;
-    tracing::info!(model = model.trim(), "chat model chosen");
+    chat_model::choose_chat_model(&mut doc, &choice)?;
+    tracing::info!(model = choice.model.trim(), "chat model chosen");
     shell.chat.reconfigure(&shell.current_config()?);
     Ok(shell.chat.status())
 }

@@ -40,6 +40,7 @@ fn the_status_names_the_model_or_says_how_to_configure_one_and_follows_the_confi
             model: Some("qwen3".into()),
             provider: Some(ProviderKind::Openai),
             demo: false,
+            tools: true,
             problem: None,
         }
     );

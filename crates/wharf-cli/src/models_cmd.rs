@@ -1,13 +1,16 @@
 //! `wharf models`: the models the configured chat provider offers, and the model runtimes answering on this
-//! computer's usual loopback ports (Ollama, LM Studio, a llama.cpp server), for choosing one (docs/cli.md, "chat").
+//! computer's usual loopback ports (Ollama, LM Studio, a llama.cpp server), each model marked with whether it takes
+//! tools as its runtime says, for choosing one (docs/cli.md, "chat").
 
 use std::process::ExitCode;
 
 use serde_json::{json, Value};
 use wharf_core::config::Config;
 use wharf_core::facade::chat::chat_settings;
-use wharf_core::facade::chat_model::{provider_models, LIST_TIMEOUT};
-use wharf_core::sampling::provider::models::{detect_local, KNOWN_RUNTIMES, PROBE_TIMEOUT};
+use wharf_core::facade::chat_model::{provider_models, DEMO_MODEL_LIMITS, LIST_TIMEOUT};
+use wharf_core::sampling::provider::models::{
+    detect_local, tool_support, KNOWN_RUNTIMES, PROBE_TIMEOUT,
+};
 
 use crate::{output, Failure};
 
@@ -23,8 +26,17 @@ pub async fn run(config: &Config) -> Result<ExitCode, Failure> {
                 "demo": settings.demo,
             });
             match listed {
-                Ok(models) => entry["models"] = json!(models),
+                Ok(models) => {
+                    let tools =
+                        tool_support(&settings.provider.base_url, None, &models, PROBE_TIMEOUT)
+                            .await;
+                    entry["models"] = json!(models);
+                    entry["tools"] = json!(tools);
+                }
                 Err(e) => entry["error"] = json!(e),
+            }
+            if settings.demo {
+                entry["note"] = json!(DEMO_MODEL_LIMITS);
             }
             entry
         }

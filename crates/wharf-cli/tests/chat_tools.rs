@@ -205,3 +205,72 @@ fn the_sessions_chat_tells_it_as_a_notice_event_before_its_reply() {
         LIMIT
     );
 }
+
+/// A model its runtime says takes no tools: `wharf models` marks it (Ollama's `/api/show`, faked by the scripted
+/// provider), and with `"chat": {"tools": false}` (what the app writes when it is chosen) a turn sends no tools,
+/// says so in a stored notice, on stderr and in the events file, and still answers.
+#[test]
+fn a_model_that_takes_no_tools_is_marked_and_offered_none_and_the_turn_says_so() {
+    let provider = ChatProvider::start(json!([{"text": "unused"}]));
+    provider.script_as_ollama(
+        json!([{"text": "Five, I think."}]),
+        json!({"scripted": ["completion", "tools"], "scripted-large": ["completion"]}),
+    );
+    let mut config =
+        json!({"servers": {"py": python_stdio()}, "chat": provider.chat_config("openai")});
+    let scratch = Scratch::new(config.clone());
+    let listed = stdout_json(&scratch.run(&["models"]));
+    assert_eq!(
+        listed["configured"]["tools"],
+        json!({"scripted": "yes", "scripted-large": "no"}),
+        "{listed}"
+    );
+
+    config["chat"]["tools"] = json!(false);
+    let scratch = Scratch::new(config);
+    let answering = Answering::new(&scratch, "{}");
+    let (out, turn) = chat(&scratch, &answering.flags(), "What is 2 + 3?");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_text(&out));
+    let sent = provider.requests();
+    let last = sent.last().unwrap();
+    assert!(
+        last["body"].get("tools").is_none() || last["body"]["tools"] == json!([]),
+        "no tool reaches a model that takes none: {}",
+        last["body"]
+    );
+    let notice = turn["messages"][0]["content"].as_str().unwrap();
+    assert!(
+        notice.contains("tools are not offered") && notice.contains("\"scripted\""),
+        "{turn}"
+    );
+    assert_eq!(turn["messages"][1]["content"], "Five, I think.", "{turn}");
+    let told: Vec<Value> = answering
+        .events_of_kind("notice")
+        .into_iter()
+        .filter(|e| e["code"] == "tools_not_offered")
+        .collect();
+    assert_eq!(told.len(), 1, "{told:?}");
+    assert!(told[0]["server"].is_null(), "{told:?}");
+    assert_eq!(told[0]["message"], notice);
+    assert_eq!(
+        stderr_text(&out).matches("tools are not offered").count(),
+        1
+    );
+    let stored = stdout_json(&scratch.run(&[
+        "conversations",
+        "show",
+        turn["conversation"].as_str().unwrap(),
+    ]));
+    assert!(
+        stored["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["role"] == "notice"
+                && m["text"]
+                    .as_str()
+                    .unwrap()
+                    .contains("tools are not offered")),
+        "{stored}"
+    );
+}

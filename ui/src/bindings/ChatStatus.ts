@@ -14,6 +14,10 @@ ready: boolean, model: string | null, provider: ProviderKind | null,
  */
 demo: boolean, 
 /**
+ * The model is offered the servers' tools (`chat.tools`): not when it takes none.
+ */
+tools: boolean, 
+/**
  * Why chat cannot run (no model, a provider the file gets wrong, an unreadable database): what to do.
  */
 problem: string | null, };

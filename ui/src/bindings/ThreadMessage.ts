@@ -10,7 +10,12 @@ export type ThreadMessage = {
 /**
  * A tool call's result (a `tool` message that holds the call), shaped for the window.
  */
-resultView?: ToolResultView, id: number, 
+resultView?: ToolResultView, 
+/**
+ * How a tool call was decided, in words a user knows (worked out again from the kept codes, so calls kept
+ * before the words were kept say them too).
+ */
+decided?: string, id: number, 
 /**
  * Its place in the conversation, from 1.
  */

@@ -27,4 +27,8 @@ tool: string,
 /**
  * What was sent (the user's edit, if any), or what the model wrote when it could not be read.
  */
-arguments: JsonValue, decision: CallDecision, grant?: GrantKind, result: ChatToolResult, durationMs: number, };
+arguments: JsonValue, decision: CallDecision, grant?: GrantKind, 
+/**
+ * The decision (and grant) in words a user knows; the codes stay beside it.
+ */
+decided: string, result: ChatToolResult, durationMs: number, };

@@ -102,7 +102,14 @@ const card = (id: number, conversation = "c1"): PendingInput => ({
 });
 
 async function showChat(): Promise<void> {
-  mocked.chatStatus.mockResolvedValue({ ready: true, model: "qwen3", provider: "openai", demo: false, problem: null });
+  mocked.chatStatus.mockResolvedValue({
+    ready: true,
+    model: "qwen3",
+    provider: "openai",
+    demo: false,
+    tools: true,
+    problem: null,
+  });
   await app.chat.refreshStatus();
   app.screen.set("chat");
   mounted.push(mount(ChatScreen, { target, props: { onsettings: () => undefined } }));
@@ -300,6 +307,7 @@ describe("the thread", () => {
       model: null,
       provider: null,
       demo: false,
+      tools: true,
       problem: "no model is configured: add chat.provider",
     });
     await app.chat.refreshStatus();
@@ -311,26 +319,62 @@ describe("the thread", () => {
     expect(opened).toHaveBeenCalled();
   });
 
-  it("the setup card offers the runtimes found on this computer", async () => {
-    mocked.chatStatus.mockResolvedValue({ ready: false, model: null, provider: null, demo: false, problem: "none" });
+  it("the setup card offers the models found on this computer, marked for tools, and one is chosen", async () => {
+    mocked.chatStatus.mockResolvedValue({
+      ready: false,
+      model: null,
+      provider: null,
+      demo: false,
+      tools: true,
+      problem: "none",
+    });
     mocked.localModels.mockResolvedValue([
-      { name: "Ollama", baseUrl: "http://127.0.0.1:11434/v1", models: ["qwen3:4b", "llama3.2"] },
+      {
+        name: "Ollama",
+        baseUrl: "http://127.0.0.1:11434/v1",
+        models: ["qwen3:4b", "gemma2:2b", "llama3.2"],
+        tools: { "qwen3:4b": "yes", "gemma2:2b": "no" },
+      },
     ]);
+    mocked.chooseChatModel.mockResolvedValue({
+      ready: true,
+      model: "gemma2:2b",
+      provider: "openai",
+      demo: false,
+      tools: false,
+      problem: null,
+    });
     await app.chat.refreshStatus();
     mounted.push(mount(ChatScreen, { target, props: { onsettings: () => undefined } }));
     await flush();
     const offered = $('[data-testid="chat-setup-local"]').textContent ?? "";
     expect(offered).toContain("Ollama");
     expect(offered).toContain("http://127.0.0.1:11434/v1");
-    expect(offered).toContain("qwen3:4b");
+    const marks = [...target.querySelectorAll('[data-testid="chat-setup-local"] [data-testid="tool-mark"]')];
+    expect(marks.map((m) => [m.closest("li")?.querySelector("button")?.dataset.model, m.textContent])).toEqual([
+      ["qwen3:4b", "tools"],
+      ["gemma2:2b", "no tools"],
+      ["llama3.2", "tools?"],
+    ]);
+    $('[data-testid="chat-setup-use"][data-model="gemma2:2b"]').click();
+    await flush();
+    expect(mocked.chooseChatModel).toHaveBeenCalledWith({
+      model: "gemma2:2b",
+      baseUrl: "http://127.0.0.1:11434/v1",
+      tools: "no",
+    });
+    // Chosen, the thread shows, and its header warns that the servers' tools are not offered.
+    expect($('[data-testid="chat-model"]').textContent).toBe("gemma2:2b");
+    expect($('[data-testid="chat-model-no-tools"]').textContent).toContain("tools are not offered");
   });
 
   it("the demo model says what it is and how to connect a real one", async () => {
     mocked.chatStatus.mockResolvedValue({
       ready: true,
-      model: "smollm2-135m-demo",
+      model: "qwen2.5-coder-0.5b-demo",
       provider: "openai",
       demo: true,
+      tools: true,
       problem: null,
     });
     await app.chat.refreshStatus();
@@ -339,6 +383,37 @@ describe("the thread", () => {
     const note = $('[data-testid="chat-demo-note"]').textContent ?? "";
     expect(note).toContain("tiny demo model");
     expect(note).toContain("Settings");
+    // Where another model is chosen: the demo model's limits, and the models found on this computer beside it.
+    mocked.chatModels.mockResolvedValue({
+      current: "qwen2.5-coder-0.5b-demo",
+      models: ["qwen2.5-coder-0.5b-demo"],
+      tools: { "qwen2.5-coder-0.5b-demo": "yes" },
+      error: null,
+      local: [{ name: "LM Studio", baseUrl: "http://127.0.0.1:1234/v1", models: ["phi-2"], tools: { "phi-2": "no" } }],
+      note: "The demo model is a tiny one bundled for trying Wharf out: it makes mistakes.",
+    });
+    $('[data-testid="chat-model"]').click();
+    await flush();
+    expect($('[data-testid="chat-models-note"]').textContent).toContain("makes mistakes");
+    expect($('[data-testid="chat-models-local"]').textContent).toContain("LM Studio");
+    const local = $('[data-testid="chat-local-option"][data-model="phi-2"]');
+    expect(local.querySelector('[data-testid="tool-mark"]')?.getAttribute("data-support")).toBe("no");
+    mocked.chooseChatModel.mockResolvedValue({
+      ready: true,
+      model: "phi-2",
+      provider: "openai",
+      demo: false,
+      tools: false,
+      problem: null,
+    });
+    local.click();
+    await flush();
+    expect(mocked.chooseChatModel).toHaveBeenCalledWith({
+      model: "phi-2",
+      baseUrl: "http://127.0.0.1:1234/v1",
+      tools: "no",
+    });
+    expect($('[data-testid="chat-model-no-tools"]').textContent).toContain("tools are not offered");
   });
 });
 
@@ -538,12 +613,20 @@ describe("attachments", () => {
 describe("the model chooser", () => {
   it("lists the provider's models and makes the one chosen chat's model", async () => {
     await showChat();
-    mocked.chatModels.mockResolvedValue({ current: "qwen3", models: ["qwen3", "llama3.2"], error: null });
+    mocked.chatModels.mockResolvedValue({
+      current: "qwen3",
+      models: ["qwen3", "llama3.2"],
+      tools: { qwen3: "yes", "llama3.2": "yes" },
+      error: null,
+      local: [],
+      note: null,
+    });
     mocked.chooseChatModel.mockResolvedValue({
       ready: true,
       model: "llama3.2",
       provider: "openai",
       demo: false,
+      tools: true,
       problem: null,
     });
     $('[data-testid="chat-model"]').click();
@@ -553,14 +636,22 @@ describe("the model chooser", () => {
     expect(options[0]?.closest("li")?.getAttribute("aria-selected")).toBe("true");
     $('[data-testid="chat-model-option"][data-model="llama3.2"]').click();
     await flush();
-    expect(mocked.chooseChatModel).toHaveBeenCalledWith("llama3.2");
+    expect(mocked.chooseChatModel).toHaveBeenCalledWith({ model: "llama3.2", tools: "yes" });
+    expect(target.querySelector('[data-testid="chat-model-no-tools"]')).toBeNull();
     expect($('[data-testid="chat-model"]').textContent).toBe("llama3.2");
     expect(target.querySelector('[data-testid="chat-models"]')).toBeNull();
   });
 
   it("says when the provider cannot list its models, and keeps the current one", async () => {
     await showChat();
-    mocked.chatModels.mockResolvedValue({ current: "qwen3", models: [], error: "the provider answered 404" });
+    mocked.chatModels.mockResolvedValue({
+      current: "qwen3",
+      models: [],
+      tools: {},
+      error: "the provider answered 404",
+      local: [],
+      note: null,
+    });
     $('[data-testid="chat-model"]').click();
     await flush();
     expect($('[data-testid="chat-models-error"]').textContent).toContain("the provider answered 404");
@@ -575,7 +666,14 @@ describe("the model chooser", () => {
 
   it("shows why a choice was not saved, and keeps the current model", async () => {
     await showChat();
-    mocked.chatModels.mockResolvedValue({ current: "qwen3", models: ["qwen3", "other"], error: null });
+    mocked.chatModels.mockResolvedValue({
+      current: "qwen3",
+      models: ["qwen3", "other"],
+      tools: {},
+      error: null,
+      local: [],
+      note: null,
+    });
     mocked.chooseChatModel.mockRejectedValue({
       code: "write",
       message: "cannot write /x/mcp.json: read-only file system",
@@ -610,6 +708,7 @@ describe("a model's tool call in the thread", () => {
         text: "a picture",
         data: record,
         createdAt: 1,
+        decided: "allowed once by you",
         resultView: {
           isError: false,
           blocks: [
@@ -628,6 +727,8 @@ describe("a model's tool call in the thread", () => {
     await flush();
     const card = $('[data-testid="chat-toolcall"][data-tool="picture"]');
     expect(card.querySelector('[data-testid="result-text"]')?.textContent).toBe("a picture");
+    // How it was decided, in the words the Rust side gives.
+    expect(card.querySelector('[data-testid="chat-toolcall-decision"]')?.textContent).toBe("allowed once by you");
     expect(card.querySelector('[data-testid="result-image"] img')?.getAttribute("src")).toBe(
       "data:image/png;base64,iVBORw0KGgo=",
     );

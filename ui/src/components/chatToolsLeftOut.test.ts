@@ -63,7 +63,14 @@ beforeEach(async () => {
   vi.clearAllMocks();
   target = document.createElement("div");
   document.body.replaceChildren(target);
-  mocked.chatStatus.mockResolvedValue({ ready: true, model: "m", provider: "openai", demo: false, problem: null });
+  mocked.chatStatus.mockResolvedValue({
+    ready: true,
+    model: "m",
+    provider: "openai",
+    demo: false,
+    tools: true,
+    problem: null,
+  });
   await app.chat.refreshStatus();
   screen = mount(ChatScreen, { target, props: { onsettings: () => undefined } });
   flushSync();

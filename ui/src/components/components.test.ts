@@ -47,7 +47,14 @@ vi.mock("../lib/api", async (importOriginal) => {
     setPathPreference: vi.fn(),
     toolPathParams: vi.fn(async () => []),
     missingInputs: vi.fn(async () => []),
-    chatStatus: vi.fn(async () => ({ ready: false, model: null, provider: null, demo: false, problem: "no model" })),
+    chatStatus: vi.fn(async () => ({
+      ready: false,
+      model: null,
+      provider: null,
+      demo: false,
+      tools: true,
+      problem: "no model",
+    })),
     listConversations: vi.fn(async () => []),
   };
 });

@@ -14,6 +14,7 @@ import type { ErrorCode } from "../bindings/ErrorCode";
 import type { HostEvent } from "../bindings/HostEvent";
 import type { ImportSource } from "../bindings/ImportSource";
 import type { LocalRuntime } from "../bindings/LocalRuntime";
+import type { ModelChoice } from "../bindings/ModelChoice";
 import type { InputAnswer } from "../bindings/InputAnswer";
 import type { InputResolved } from "../bindings/InputResolved";
 import type { MissingInput } from "../bindings/MissingInput";
@@ -190,8 +191,8 @@ export const conversationMessages = (conversation: string): Promise<ThreadMessag
   call("conversation_messages", { conversation });
 /** The models chat's provider lists, or why it could not list them. */
 export const chatModels = (): Promise<ChatModels> => call("chat_models");
-/** Makes `model` the one chat uses (the Rust side writes it into mcp.json); chat's status with it. */
-export const chooseChatModel = (model: string): Promise<ChatStatus> => call("choose_chat_model", { model });
+/** Makes the chosen model the one chat uses (the Rust side writes it into mcp.json); chat's status with it. */
+export const chooseChatModel = (choice: ModelChoice): Promise<ChatStatus> => call("choose_chat_model", { choice });
 /** The model runtimes answering on this computer (Ollama, LM Studio, a llama.cpp server), to offer. */
 export const localModels = (): Promise<LocalRuntime[]> => call("local_models");
 /** Every tool allowed "always". */

@@ -5,7 +5,6 @@ import {
   argumentsProblem,
   argumentsText,
   cardAnswer,
-  decisionWords,
   editedSizeWords,
   nameRuns,
   shownName,
@@ -130,29 +129,5 @@ describe("names", () => {
   it("of stored calls are escaped as the Rust side escapes them", () => {
     expect(shownName('a"b\\c\u202ed\u200b\u001b[2K').escaped).toBe('a\\"b\\\\c\\u{202e}d\\u{200b}\\u{1b}[2K');
     expect(shownName("read_file").escaped).toBe("read_file");
-  });
-});
-
-describe("decisionWords", () => {
-  it("says why a call went without asking in words a user knows, never a code", () => {
-    expect(decisionWords("granted", "server_allow")).toBe("allowed: this server is set to Allow");
-    expect(decisionWords("granted", "conversation")).toBe("allowed: you allowed it for this conversation");
-    expect(decisionWords("granted", "always")).toBe("allowed: you chose Always for this tool");
-    expect(decisionWords("granted", "trusted_read_only")).toBe("allowed: a read-only tool of a server you trust");
-    expect(decisionWords("allow_conversation", undefined)).toBe("allowed by you for this conversation");
-    expect(decisionWords("deny", undefined)).toBe("denied by you");
-    const codes = /\b(granted|server_allow|trusted_read_only|allow_once|allow_always|refused)\b/;
-    for (const decision of [
-      "allow_once",
-      "allow_conversation",
-      "allow_always",
-      "deny",
-      "granted",
-      "refused",
-    ] as const) {
-      for (const grant of [undefined, "conversation", "always", "server_allow", "trusted_read_only"] as const) {
-        expect(decisionWords(decision, grant)).not.toMatch(codes);
-      }
-    }
   });
 });

@@ -3,10 +3,8 @@
 // it (the card shows why next to the arguments and keeps waiting); here only what is not a JSON object is refused.
 
 import type { ArgumentsSize } from "../bindings/ArgumentsSize";
-import type { CallDecision } from "../bindings/CallDecision";
 import type { CommandError } from "../bindings/CommandError";
 import type { DiffLineKind } from "../bindings/DiffLineKind";
-import type { GrantKind } from "../bindings/GrantKind";
 import type { InputAnswer } from "../bindings/InputAnswer";
 import type { NameOddity } from "../bindings/NameOddity";
 import type { ShownName } from "../bindings/ShownName";
@@ -108,29 +106,3 @@ export const CHANGE_LABELS: Record<string, string> = {
   title: "Title",
   server: "Server definition",
 };
-
-/** Why a call was sent without asking, in the user's words. */
-const GRANT_WORDS: Record<GrantKind, string> = {
-  conversation: "allowed: you allowed it for this conversation",
-  always: "allowed: you chose Always for this tool",
-  server_allow: "allowed: this server is set to Allow",
-  trusted_read_only: "allowed: a read-only tool of a server you trust",
-};
-
-/** How a stored call was decided, in plain words; the codes stay in the stored JSON. */
-export function decisionWords(decision: CallDecision, grant: GrantKind | undefined): string {
-  switch (decision) {
-    case "allow_once":
-      return "allowed once by you";
-    case "allow_conversation":
-      return "allowed by you for this conversation";
-    case "allow_always":
-      return "allowed by you, always";
-    case "deny":
-      return "denied by you";
-    case "granted":
-      return grant === undefined ? "allowed without asking" : GRANT_WORDS[grant];
-    case "refused":
-      return "not sent: the model's call could not be sent as written";
-  }
-}

@@ -49,6 +49,16 @@ impl ChatProvider {
         .unwrap();
     }
 
+    /// Replaces the script, and answers Ollama's `POST /api/show` with `capabilities` (model name -> list).
+    #[allow(dead_code)] // Only the tests of tool marking use it.
+    pub fn script_as_ollama(&self, replies: Value, capabilities: Value) {
+        std::fs::write(
+            self.dir.path().join("script.json"),
+            json!({"chunk": 7, "replies": replies, "capabilities": capabilities}).to_string(),
+        )
+        .unwrap();
+    }
+
     /// The `chat` object of mcp.json for this provider, in the flavour `kind` (`openai` or `anthropic`).
     pub fn chat_config(&self, kind: &str) -> Value {
         json!({"provider": {"kind": kind, "baseUrl": self.base_url, "model": "scripted"}})

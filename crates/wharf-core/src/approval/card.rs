@@ -200,4 +200,25 @@ impl CallDecision {
     pub fn sends(self) -> bool {
         !matches!(self, CallDecision::Deny | CallDecision::Refused)
     }
+
+    /// How the call was decided, in words a user knows (never a code): what a stored call and `wharf chat` say
+    /// beside the codes.
+    pub fn words(self, grant: Option<GrantKind>) -> &'static str {
+        match self {
+            CallDecision::AllowOnce => "allowed once by you",
+            CallDecision::AllowConversation => "allowed by you for this conversation",
+            CallDecision::AllowAlways => "allowed by you, always",
+            CallDecision::Deny => "denied by you",
+            CallDecision::Granted => match grant {
+                None => "allowed without asking",
+                Some(GrantKind::Conversation) => "allowed: you allowed it for this conversation",
+                Some(GrantKind::Always) => "allowed: you chose Always for this tool",
+                Some(GrantKind::ServerAllow) => "allowed: this server is set to Allow",
+                Some(GrantKind::TrustedReadOnly) => {
+                    "allowed: a read-only tool of a server you trust"
+                }
+            },
+            CallDecision::Refused => "not sent: the model's call could not be sent as written",
+        }
+    }
 }

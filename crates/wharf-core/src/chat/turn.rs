@@ -48,6 +48,8 @@ pub struct ChatSettings {
     pub context_tokens: u32,
     /// The model is given the images of tool results.
     pub images: bool,
+    /// The model is offered the servers' tools (`chat.tools`): not when its runtime said it takes none.
+    pub tools: bool,
     /// The bundled demo model, standing in for the user's own for this run: the front ends say so.
     pub demo: bool,
 }
@@ -174,6 +176,8 @@ pub struct ToolCallRecord {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub grant: Option<GrantKind>,
+    /// The decision (and grant) in words a user knows; the codes stay beside it.
+    pub decided: String,
     pub result: CallResult,
     #[ts(type = "number")]
     pub duration_ms: u64,
@@ -310,6 +314,10 @@ async fn gather_tools(
     cx: &TurnContext<'_>,
 ) -> (Vec<(ServerDef, std::sync::Arc<Connection>)>, ModelTools) {
     let servers = cx.host.serving().await;
+    if !cx.settings.tools {
+        // A model that takes no tools fails a request offering them (Ollama refuses it whole).
+        return (servers, ModelTools::new(std::iter::empty()));
+    }
     let lists = join_all(servers.iter().map(|(def, conn)| async move {
         match conn.current_tools().await {
             Ok(tools) => Some((def.name.clone(), (*tools).clone())),
@@ -355,6 +363,9 @@ impl Turn<'_> {
                 let (servers, now) = gather_tools(self.cx).await;
                 self.servers = servers;
                 tools = now;
+            }
+            if step == 0 {
+                entries.extend(self.tell_no_tools());
             }
             entries.extend(self.tell_left_out(&mut left_out, &tools));
             let system = system_prompt(&self.cx.host.workspace().folders());

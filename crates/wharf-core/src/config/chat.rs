@@ -28,6 +28,7 @@ const CHAT_KEYS: &[&str] = &[
     "maxSteps",
     "contextTokens",
     "images",
+    "tools",
     "idleSeconds",
     "replySeconds",
 ];
@@ -43,6 +44,9 @@ pub struct ChatConfig {
     /// `chat.images`: whether the model is given the images of tool results. `None`: as its provider kind
     /// suggests (see `ChatConfig::images_for`).
     pub images: Option<bool>,
+    /// `chat.tools`: `false` when the model takes no tools (its runtime said so when it was chosen): the servers'
+    /// tools are then not offered to it, and each turn says so. Absent or `true`: they are offered.
+    pub tools: bool,
     /// `chat.idleSeconds`: the longest a reply may go without growing.
     pub idle_seconds: u64,
     /// `chat.replySeconds`: the longest one reply may take, however it streams.
@@ -66,6 +70,7 @@ impl Default for ChatConfig {
             max_steps: DEFAULT_MAX_STEPS,
             context_tokens: DEFAULT_CONTEXT_TOKENS,
             images: None,
+            tools: true,
             idle_seconds: DEFAULT_IDLE_SECONDS,
             reply_seconds: DEFAULT_REPLY_SECONDS,
         }
@@ -148,6 +153,14 @@ pub(super) fn parse(chat: Option<&Value>, path: &Path, warnings: &mut Vec<String
         Some(Value::Bool(images)) => config.images = Some(*images),
         Some(value) => warnings.push(format!(
             "{}: chat.images must be true or false, not {value}; ignored",
+            path.display()
+        )),
+    }
+    match chat.get("tools") {
+        None => {}
+        Some(Value::Bool(tools)) => config.tools = *tools,
+        Some(value) => warnings.push(format!(
+            "{}: chat.tools must be true or false, not {value}; the servers' tools are offered",
             path.display()
         )),
     }

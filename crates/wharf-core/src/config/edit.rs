@@ -351,6 +351,41 @@ impl ConfigDocument {
         self.replace_text(text)
     }
 
+    /// Makes a model found on this computer chat's: `chat.provider` becomes the OpenAI-compatible runtime at
+    /// `base_url` with `model` (whatever chat's provider was), and `chat.tools` says `false` only when the runtime
+    /// said the model takes no tools (the key is taken out otherwise, so a stale `false` does not stay).
+    pub fn set_chat_local_model(
+        &mut self,
+        base_url: &str,
+        model: &str,
+        takes_tools: bool,
+    ) -> Result<(), EditError> {
+        if let Some(chat) = self.root.get("chat") {
+            if !chat.is_object() {
+                return Err(EditError("\"chat\" must be a JSON object".into()));
+            }
+        }
+        let provider = serde_json::json!({"kind": "openai", "baseUrl": base_url, "model": model});
+        let text = in_place::set(&self.text, &["chat", "provider"], &provider)?;
+        self.replace_text(text)?;
+        self.set_chat_tools(takes_tools)
+    }
+
+    /// `chat.tools`: `false` when the chosen model takes no tools; taken out when it does or may, so that a stale
+    /// `false` from an earlier model does not keep the tools from the next.
+    pub fn set_chat_tools(&mut self, takes_tools: bool) -> Result<(), EditError> {
+        let written =
+            matches!(self.root.get("chat"), Some(Value::Object(c)) if c.contains_key("tools"));
+        let text = if !takes_tools {
+            in_place::set(&self.text, &["chat", "tools"], &Value::Bool(false))?
+        } else if written {
+            in_place::remove(&self.text, &["chat", "tools"])?
+        } else {
+            return Ok(());
+        };
+        self.replace_text(text)
+    }
+
     fn replace_text(&mut self, text: String) -> Result<(), EditError> {
         match parse_root(&self.path, &text) {
             Ok(root) => {

@@ -82,6 +82,7 @@ pub fn chat_settings_with(config: &Config, demo: Option<&str>) -> Result<ChatSet
                 context_tokens: 2048,
                 // A text-only model.
                 images: false,
+                tools: true,
                 demo: true,
             }),
             None => Err(ChatError::NoModel(config.path.display().to_string())),
@@ -94,6 +95,7 @@ pub fn chat_settings_with(config: &Config, demo: Option<&str>) -> Result<ChatSet
             limits: reply_limits(&config.chat),
             context_tokens: config.chat.context_tokens,
             images: config.chat.images_for(provider.kind),
+            tools: config.chat.tools,
             demo: false,
         }),
     }

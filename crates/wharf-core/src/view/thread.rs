@@ -6,6 +6,7 @@
 use serde::Serialize;
 
 use super::tool_result::{tool_result_view, ToolResultView};
+use crate::approval::card::{CallDecision, GrantKind};
 use crate::conversations::{Role, StoredMessage};
 
 /// One message of the thread.
@@ -20,6 +21,11 @@ pub struct ThreadMessage {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub result_view: Option<ToolResultView>,
+    /// How a tool call was decided, in words a user knows (worked out again from the kept codes, so calls kept
+    /// before the words were kept say them too).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub decided: Option<String>,
 }
 
 /// The messages with each tool call's result shaped.
@@ -35,12 +41,27 @@ pub fn thread_messages(messages: Vec<StoredMessage>) -> Vec<ThreadMessage> {
                     .map(tool_result_view),
                 _ => None,
             };
+            let decided = match (&message.role, &message.data) {
+                (Role::Tool, Some(data)) => decided(data),
+                _ => None,
+            };
             ThreadMessage {
                 message,
                 result_view,
+                decided,
             }
         })
         .collect()
+}
+
+/// A kept call's `decision` and `grant` codes in words; none when they are not codes Wharf writes.
+fn decided(data: &serde_json::Value) -> Option<String> {
+    let decision: CallDecision = serde_json::from_value(data.get("decision")?.clone()).ok()?;
+    let grant: Option<GrantKind> = match data.get("grant") {
+        None => None,
+        Some(grant) => Some(serde_json::from_value(grant.clone()).ok()?),
+    };
+    Some(decision.words(grant).to_string())
 }
 
 #[cfg(test)]
@@ -93,5 +114,71 @@ mod tests {
         assert_eq!(wire["data"], record);
         assert_eq!(wire["role"], "tool");
         assert_eq!(wire["resultView"]["blocks"][0]["kind"], "text");
+    }
+
+    #[test]
+    fn a_kept_call_says_how_it_was_decided_in_words_and_never_a_code() {
+        let call = |decision: serde_json::Value, grant: Option<&str>| {
+            let mut data = json!({"id": "c1", "tool": "t", "arguments": {}, "decision": decision,
+                                  "result": {"content": [], "isError": false}});
+            if let Some(grant) = grant {
+                data["grant"] = json!(grant);
+            }
+            let shaped = thread_messages(vec![message(Role::Tool, Some(data))]);
+            shaped[0].decided.clone()
+        };
+        assert_eq!(
+            call(json!("granted"), Some("server_allow")).as_deref(),
+            Some("allowed: this server is set to Allow")
+        );
+        assert_eq!(
+            call(json!("granted"), Some("conversation")).as_deref(),
+            Some("allowed: you allowed it for this conversation")
+        );
+        assert_eq!(
+            call(json!("allow_conversation"), None).as_deref(),
+            Some("allowed by you for this conversation")
+        );
+        assert_eq!(call(json!("deny"), None).as_deref(), Some("denied by you"));
+        // Codes Wharf never writes are no decision to word.
+        assert_eq!(call(json!("allowed by the server"), None), None);
+        assert_eq!(call(json!("granted"), Some("root")), None);
+
+        let codes = kept_codes();
+        for decision in [
+            "allow_once",
+            "allow_conversation",
+            "allow_always",
+            "deny",
+            "granted",
+            "refused",
+        ] {
+            for grant in [
+                None,
+                Some("conversation"),
+                Some("always"),
+                Some("server_allow"),
+                Some("trusted_read_only"),
+            ] {
+                let words = call(json!(decision), grant).expect("worded");
+                assert!(
+                    !codes.iter().any(|code| words.contains(code)),
+                    "{decision} {grant:?}: {words}"
+                );
+            }
+        }
+    }
+
+    /// The codes kept in the JSON, none of which a user should have to read.
+    fn kept_codes() -> [&'static str; 7] {
+        [
+            "granted",
+            "server_allow",
+            "trusted_read_only",
+            "allow_once",
+            "allow_always",
+            "allow_conversation",
+            "refused",
+        ]
     }
 }

@@ -9,6 +9,7 @@ import * as api from "../api";
 import type { ContextEstimate } from "../../bindings/ContextEstimate";
 import type { CallDecision } from "../../bindings/CallDecision";
 import type { ChatStatus } from "../../bindings/ChatStatus";
+import type { ModelChoice } from "../../bindings/ModelChoice";
 import type { Attachment } from "../../bindings/Attachment";
 import type { AttachedChip } from "../../bindings/AttachedChip";
 import type { ConversationSummary } from "../../bindings/ConversationSummary";
@@ -72,7 +73,7 @@ export interface ChatState {
 export type ThreadItem =
   | { kind: "user"; id: number; text: string; chips: AttachedChip[] }
   | { kind: "assistant"; id: number; text: string }
-  | { kind: "tool"; id: number; record: ToolCallRecord; view: ToolResultView | null }
+  | { kind: "tool"; id: number; record: ToolCallRecord; view: ToolResultView | null; decided: string }
   | { kind: "notice"; id: number; text: string; leftOut: ToolsLeftOut[] };
 
 /** The running turn of the thread shown: the open conversation's, or the one its first message started. */
@@ -98,7 +99,8 @@ export function threadItems(messages: ThreadMessage[]): ThreadItem[] {
         if (m.text.trim() !== "") items.push({ kind: "assistant", id: m.id, text: m.text });
         break;
       case "tool":
-        if (isRecord(m.data)) items.push({ kind: "tool", id: m.id, record: m.data, view: m.resultView ?? null });
+        if (isRecord(m.data))
+          items.push({ kind: "tool", id: m.id, record: m.data, view: m.resultView ?? null, decided: m.decided ?? "" });
         else items.push({ kind: "notice", id: m.id, text: m.text, leftOut: [] });
         break;
       case "notice":
@@ -187,8 +189,8 @@ export interface ChatStore extends Readable<ChatState> {
   send(message: string, attachments?: Attachment[]): Promise<boolean>;
   /** Stops the running turn of the thread shown. */
   stop(): Promise<void>;
-  /** Makes `model` the one chat uses from the next turn on; why it could not, when it could not. */
-  chooseModel(model: string): Promise<string | null>;
+  /** Makes the chosen model the one chat uses from the next turn on; why it could not, when it could not. */
+  chooseModel(choice: ModelChoice): Promise<string | null>;
   rename(id: string, title: string): Promise<void>;
   remove(id: string): Promise<void>;
   handleEvent(event: HostEvent): void;
@@ -377,9 +379,9 @@ export function createChat(notices: NoticeStore): ChatStore {
         if (api.toCommandError(e).code !== "unknown_call") fail("Cannot stop the turn", e);
       }
     },
-    async chooseModel(model) {
+    async chooseModel(choice) {
       try {
-        const status = await api.chooseChatModel(model);
+        const status = await api.chooseChatModel(choice);
         update((s) => ({ ...s, status }));
         return null;
       } catch (e) {

@@ -152,6 +152,7 @@ impl Turn<'_> {
             server: pending.server,
             tool: pending.tool,
             arguments: pending.arguments,
+            decided: pending.decision.words(pending.grant).to_string(),
             decision: pending.decision,
             grant: pending.grant,
             result,

@@ -1,5 +1,5 @@
-//! Telling the user, once a turn, which tools the model is not offered (the servers listed more than a request
-//! takes, and some were cut to their fair share).
+//! Telling the user, once a turn, which tools the model is not offered: none when the model takes no tools, or
+//! some when the servers listed more than a request takes and some were cut to their fair share.
 
 use serde_json::json;
 
@@ -31,6 +31,26 @@ impl Turn<'_> {
         self.cx.events.emit(HostEvent::Notice {
             server: None,
             code: NoticeCode::ToolsLeftOut,
+            message: message.clone(),
+        });
+        Some(notice(message))
+    }
+
+    /// When the model takes no tools (`chat.tools` is false): a notice stored, told as an event, and the turn's
+    /// entry, saying that the servers' tools are not offered and how to change it.
+    pub(super) fn tell_no_tools(&self) -> Option<TurnEntry> {
+        if self.cx.settings.tools {
+            return None;
+        }
+        let message = format!(
+            "The servers' tools are not offered: the model {} takes no tools (\"chat\": {{\"tools\": false}}, set \
+             when it was chosen because its runtime said so). Choose a model that takes tools to let it use them.",
+            crate::display_text::name::quoted(&self.cx.settings.provider.model)
+        );
+        self.store(Role::Notice, &message, None);
+        self.cx.events.emit(HostEvent::Notice {
+            server: None,
+            code: NoticeCode::ToolsNotOffered,
             message: message.clone(),
         });
         Some(notice(message))

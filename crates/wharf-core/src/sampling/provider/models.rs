@@ -12,6 +12,9 @@ use super::http::Http;
 use super::{anthropic, ProviderConfig, ProviderError, ProviderKind};
 use crate::display_text::one_line;
 
+mod tool_support;
+pub use tool_support::{tool_support, RuntimeKind, ToolSupport};
+
 /// The most model names kept from one answer.
 const MAX_MODELS: usize = 500;
 /// How long a local runtime may take to answer before it is taken for absent.
@@ -72,22 +75,35 @@ pub struct LocalRuntime {
     /// The OpenAI-compatible base URL to configure.
     pub base_url: String,
     pub models: Vec<String>,
+    /// What the runtime says of each model's tool calling (`unknown` where it does not say).
+    pub tools: std::collections::BTreeMap<String, ToolSupport>,
 }
 
-/// The usual loopback addresses of the local runtimes, as (name, OpenAI-compatible base URL).
-pub const KNOWN_RUNTIMES: [(&str, &str); 3] = [
-    ("Ollama", "http://127.0.0.1:11434/v1"),
-    ("LM Studio", "http://127.0.0.1:1234/v1"),
-    ("llama.cpp server", "http://127.0.0.1:8080/v1"),
+/// The usual loopback addresses of the local runtimes, as (name, OpenAI-compatible base URL, which runtime).
+pub const KNOWN_RUNTIMES: [(&str, &str, RuntimeKind); 3] = [
+    ("Ollama", "http://127.0.0.1:11434/v1", RuntimeKind::Ollama),
+    (
+        "LM Studio",
+        "http://127.0.0.1:1234/v1",
+        RuntimeKind::LmStudio,
+    ),
+    (
+        "llama.cpp server",
+        "http://127.0.0.1:8080/v1",
+        RuntimeKind::LlamaCpp,
+    ),
 ];
 
-/// Which of `candidates` answer with a model list, probed together, each within `timeout`. Nothing else is
-/// reached: only loopback addresses are probed.
-pub async fn detect_local(candidates: &[(&str, &str)], timeout: Duration) -> Vec<LocalRuntime> {
+/// Which of `candidates` answer with a model list, probed together, each within `timeout`, and what each says of
+/// its models' tool calling. Nothing else is reached: only loopback addresses are probed.
+pub async fn detect_local(
+    candidates: &[(&str, &str, RuntimeKind)],
+    timeout: Duration,
+) -> Vec<LocalRuntime> {
     let probes = candidates
         .iter()
-        .filter(|(_, url)| super::http::is_loopback(url))
-        .map(|(name, url)| async move {
+        .filter(|(_, url, _)| super::http::is_loopback(url))
+        .map(|(name, url, kind)| async move {
             let config = ProviderConfig {
                 kind: ProviderKind::Openai,
                 base_url: url.to_string(),
@@ -96,10 +112,12 @@ pub async fn detect_local(candidates: &[(&str, &str)], timeout: Duration) -> Vec
                 models: Vec::new(),
             };
             let models = list_models(&config, None, timeout).await.ok()?;
+            let tools = tool_support(url, Some(*kind), &models, timeout).await;
             Some(LocalRuntime {
                 name: name.to_string(),
                 base_url: url.to_string(),
                 models,
+                tools,
             })
         });
     futures::future::join_all(probes)
@@ -144,9 +162,9 @@ mod tests {
         };
         let found = detect_local(
             &[
-                ("Ollama", &up),
-                ("LM Studio", &closed),
-                ("far", "http://192.0.2.1:11434/v1"),
+                ("Ollama", &up, RuntimeKind::Ollama),
+                ("LM Studio", &closed, RuntimeKind::LmStudio),
+                ("far", "http://192.0.2.1:11434/v1", RuntimeKind::Ollama),
             ],
             PROBE_TIMEOUT,
         )
@@ -161,6 +179,8 @@ mod tests {
             found[0].models
         );
         assert_eq!(found[0].models.len(), 2);
+        // A runtime that answers every route with its model list says nothing of tools.
+        assert_eq!(found[0].tools["qwen3:4b"], ToolSupport::Unknown);
     }
 
     #[tokio::test]
