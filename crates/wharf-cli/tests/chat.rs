@@ -77,6 +77,11 @@ fn a_model_that_keeps_calling_is_stopped_at_the_step_limit() {
     let messages = turn["messages"].as_array().unwrap();
     assert_eq!(messages.len(), 4, "three steps and the notice");
     assert_eq!(messages[0]["toolCalls"][0]["grant"], "server_allow");
+    // The codes stay; beside them, the same in words a user knows.
+    assert_eq!(
+        messages[0]["toolCalls"][0]["decided"],
+        "allowed: this server is set to Allow"
+    );
     assert_eq!(messages[3]["role"], "notice");
     assert!(messages[3]["content"].as_str().unwrap().contains("3 steps"));
 }

@@ -252,6 +252,8 @@ pub enum HostEvent {
         #[serde(skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         grant: Option<crate::approval::card::GrantKind>,
+        /// The decision and the grant in words a user knows.
+        decided: String,
         /// The tool differs from the definition a grant was given for: the grant was suspended and the user asked.
         changed: bool,
         changes: Vec<crate::approval::card::ToolPart>,

@@ -37,6 +37,10 @@ arguments: JsonValue, annotations?: JsonValue, trusted: boolean, decision: CallD
  */
 grant?: GrantKind, 
 /**
+ * The decision and the grant in words a user knows.
+ */
+decided: string, 
+/**
  * The tool differs from the definition a grant was given for: the grant was suspended and the user asked.
  */
 changed: boolean, changes: Array<ToolPart>, pin: string, } | { "event": "chat_turn_started", turn: string, conversation: string, } | { "event": "chat_delta", conversation: string, text: string, } | { "event": "notice", server?: string, code: NoticeCode, message: string, };

@@ -178,6 +178,7 @@ impl Approval<'_> {
             trusted: call.stance.trusted,
             decision: approved.decision,
             grant: approved.grant,
+            decided: approved.decision.words(approved.grant).to_string(),
             changed: !changes.is_empty(),
             changes,
             pin,

@@ -97,7 +97,8 @@ export function describeEvent(event: HostEvent): Described | null {
     case "resource_updated":
       return { server: event.server, kind: "list", level: "info", text: `resource updated: ${event.uri}` };
     case "server_error":
-      return { server: event.server, kind: "error", level: "error", text: `${event.code}: ${event.message}` };
+      // The message says what happened in words; the code stays in the event for whoever reads it as data.
+      return { server: event.server, kind: "error", level: "error", text: event.message };
     case "notice":
       return { server: event.server ?? null, kind: "notice", level: "warning", text: event.message };
     case "roots":
@@ -175,14 +176,13 @@ export function describeEvent(event: HostEvent): Described | null {
     case "roots_changed":
       return { server: null, kind: "roots", level: "info", text: `workspace roots: ${countRoots(event.roots.length)}` };
     case "tool_call": {
-      // A model's call and how it was decided (the arguments are in the thread, not the log).
-      const why = event.grant !== undefined ? ` (${event.grant})` : "";
+      // A model's call and how it was decided, in the Rust side's words (the arguments are in the thread).
       const changed = event.changed ? ", changed since it was allowed" : "";
       return {
         server: event.server,
         kind: "call",
         level: event.decision === "deny" || event.decision === "refused" ? "warning" : "info",
-        text: `the model's call of ${event.tool}: ${event.decision.replace(/_/g, " ")}${why}${changed}`,
+        text: `the model's call of ${event.tool}: ${event.decided}${changed}`,
       };
     }
     // Streamed text and the start of a turn go to the thread only.

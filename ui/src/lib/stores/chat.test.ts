@@ -59,6 +59,7 @@ const toolCall = (conversation: string, tool: string): HostEvent => ({
   arguments: { path: "/a" },
   trusted: false,
   decision: "allow_once",
+  decided: "allowed once by you",
   changed: false,
   changes: [],
   pin: "p",

@@ -157,8 +157,22 @@ describe("activity log", () => {
     { event: "server_status", server: "a", status: "failed", error: "exit 1" },
     { event: "log", server: "b", level: "warning", logger: "db", data: { slow: true } },
     { event: "notice", code: "config_warning", message: "unknown key" },
-    { event: "server_error", server: "a", code: "invalid_json", message: "bad line" },
+    { event: "server_error", server: "a", code: "invalid_json", message: "ignored a line that is not JSON" },
     { event: "list_changed", server: "b", kind: "tools" },
+    {
+      event: "tool_call",
+      server: "fs",
+      tool: "write",
+      conversation: "c",
+      arguments: {},
+      trusted: false,
+      decision: "granted",
+      grant: "server_allow",
+      decided: "allowed: this server is set to Allow",
+      changed: false,
+      changes: [],
+      pin: "p",
+    },
   ];
 
   it("describes each event and keeps the newest first", () => {
@@ -166,13 +180,16 @@ describe("activity log", () => {
     const log = createActivity(500, () => t++);
     for (const e of events) log.hostEvent(e);
     expect(get(log).map((e) => [e.server, e.kind, e.level, e.text])).toEqual([
+      ["fs", "call", "info", "the model's call of write: allowed: this server is set to Allow"],
       ["b", "list", "info", "tools list changed"],
-      ["a", "error", "error", "invalid_json: bad line"],
+      ["a", "error", "error", "ignored a line that is not JSON"],
       [null, "notice", "warning", "unknown key"],
       ["b", "log", "warning", '[warning] db {"slow":true}'],
       ["a", "status", "error", "failed (exit 1)"],
     ]);
-    expect(get(log)[0]?.time).toBe(1004);
+    expect(get(log)[0]?.time).toBe(1005);
+    // Words a user knows: no code of the events reaches the log's lines.
+    for (const entry of get(log)) expect(entry.text).not.toMatch(/invalid_json|server_allow|granted|_/);
   });
 
   it("filters by server, or the host's own entries", () => {
@@ -182,9 +199,9 @@ describe("activity log", () => {
     expect(filterActivity(entries, "a").map((e) => e.kind)).toEqual(["error", "status"]);
     expect(filterActivity(entries, "b").map((e) => e.kind)).toEqual(["list", "log"]);
     expect(filterActivity(entries, HOST_ONLY).map((e) => e.kind)).toEqual(["notice"]);
-    expect(filterActivity(entries, "")).toHaveLength(5);
+    expect(filterActivity(entries, "")).toHaveLength(6);
     expect(filterActivity(entries, "nobody")).toEqual([]);
-    expect(activityServers(entries)).toEqual(["a", "b"]);
+    expect(activityServers(entries)).toEqual(["a", "b", "fs"]);
   });
 
   it("keeps one line per call for progress, and a bounded length", () => {
