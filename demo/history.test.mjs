@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import test from "node:test";
 
-import { ANSWER_MANY, ANSWER_ONE, conversation, text, toolsOf } from "./history.mjs";
+import { ANSWER_MANY, ANSWER_ONE, conversation, leanSchema, text, toolsOf } from "./history.mjs";
 
 const addTool = {
   type: "function",
@@ -92,4 +92,32 @@ test("text of odd content is empty, never a throw", () => {
   assert.equal(text(42), "");
   assert.equal(text([null, { text: 1 }, { text: "ok" }]), "ok");
   assert.deepEqual(conversation("nonsense", 100), { system: "", items: [] });
+});
+
+test("schemas lose $schema and number formats, and keep every other key", () => {
+  const schema = {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    type: "object",
+    properties: {
+      a: { type: "number", format: "double", description: "The first number." },
+      when: { type: "string", format: "date-time" },
+      list: { type: "array", items: [{ type: "integer", format: "int64", minimum: 1 }] },
+      format: { type: "string" },
+    },
+    required: ["a"],
+  };
+  assert.deepEqual(leanSchema(schema), {
+    type: "object",
+    properties: {
+      a: { type: "number", description: "The first number." },
+      when: { type: "string", format: "date-time" },
+      list: { type: "array", items: [{ type: "integer", minimum: 1 }] },
+      format: { type: "string" },
+    },
+    required: ["a"],
+  });
+  assert.deepEqual(
+    toolsOf({ tools: [{ type: "function", function: { name: "t", parameters: schema } }] }).functions.t.params,
+    leanSchema(schema),
+  );
 });

@@ -28,7 +28,7 @@ import { ReplyFilter } from "./reply.mjs";
 const MODEL_ID = "qwen2.5-coder-0.5b-demo";
 const MODEL_FILE = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf";
 // The model's own window is 32768 tokens; a smaller one keeps memory low. The demo server's eight tools take about
-// 1,350 tokens of it, in the system prompt, which stays evaluated from one request to the next.
+// 1,200 tokens of it, in the system prompt, which stays evaluated from one request to the next.
 const CONTEXT_TOKENS = 4096;
 // Of which the conversation may fill about this many characters (~3.5 per token), the reply the rest.
 const HISTORY_CHARS = 6000;

@@ -48,7 +48,7 @@ fn demo_server() -> PathBuf {
 fn scratch(model: &Peer, servers: Value) -> Scratch {
     Scratch::new(json!({
         "servers": servers,
-        // The first request with tools evaluates their descriptions (about 1,350 tokens) before any token comes,
+        // The first request with tools evaluates their descriptions (about 1,200 tokens) before any token comes,
         // and a call is held back until it is whole: on a loaded machine that is longer than the default wait.
         "chat": {"provider": {"kind": "openai", "baseUrl": model.ready_line.trim(), "model": "qwen2.5-coder-0.5b-demo"},
                  "idleSeconds": 900}
