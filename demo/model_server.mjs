@@ -93,6 +93,8 @@ async function complete(body, onText, signal) {
   const stop = new AbortController();
   const onAbort = () => stop.abort();
   signal.addEventListener("abort", onAbort);
+  // A client gone while its request waited for the model gets no reply generated.
+  if (signal.aborted) stop.abort();
   try {
     const requested = Number(body.max_tokens);
     const maxTokens = requested >= 1 ? Math.min(Math.floor(requested), MAX_REPLY_TOKENS) : MAX_REPLY_TOKENS;
