@@ -24,6 +24,8 @@ mod sampling_commands;
 mod shell;
 mod smoke;
 mod state;
+#[cfg(target_os = "linux")]
+mod webview_settings;
 mod window;
 mod workspace_commands;
 

@@ -11,22 +11,25 @@ use crate::state::WindowSize;
 pub const MAIN_WINDOW: &str = "main";
 
 pub fn open(handle: &AppHandle, size: WindowSize) -> tauri::Result<()> {
-    WebviewWindowBuilder::new(handle, MAIN_WINDOW, WebviewUrl::App("index.html".into()))
-        .title("Wharf")
-        .inner_size(size.width, size.height)
-        .min_inner_size(560.0, 360.0)
-        .on_navigation(|url| {
-            let allowed = is_app_url(url);
-            if !allowed {
-                tracing::warn!(%url, "navigation away from the app refused");
-            }
-            allowed
-        })
-        .on_new_window(|url, _features| {
-            tracing::warn!(%url, "new window refused");
-            NewWindowResponse::Deny
-        })
-        .build()?;
+    let window =
+        WebviewWindowBuilder::new(handle, MAIN_WINDOW, WebviewUrl::App("index.html".into()))
+            .title("Wharf")
+            .inner_size(size.width, size.height)
+            .min_inner_size(560.0, 360.0)
+            .on_navigation(|url| {
+                let allowed = is_app_url(url);
+                if !allowed {
+                    tracing::warn!(%url, "navigation away from the app refused");
+                }
+                allowed
+            })
+            .on_new_window(|url, _features| {
+                tracing::warn!(%url, "new window refused");
+                NewWindowResponse::Deny
+            })
+            .build()?;
+    #[cfg(target_os = "linux")]
+    window.with_webview(|webview| crate::webview_settings::apply(&webview.inner()))?;
     Ok(())
 }
 
