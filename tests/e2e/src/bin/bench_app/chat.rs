@@ -35,6 +35,8 @@ pub struct ChatRun {
     /// Messages the thread showed.
     pub rendered: usize,
     pub memory: Vec<(Part, Proc)>,
+    /// The group's resident pages, each counted once (`procs::distinct_resident_kib`).
+    pub group_kib: Option<u64>,
 }
 
 pub async fn bench(options: &ChatOptions) -> Result<()> {
@@ -92,11 +94,13 @@ async fn run_once(messages: usize) -> Result<ChatRun> {
             .await?;
         let pid = procs::app_pid(&home.path().join("home"))
             .ok_or_else(|| Error::Check("the app's process was not found in /proc".into()))?;
+        let memory = procs::tree(pid);
         measured = Some(ChatRun {
             shown: at("shownAt") - clicked,
             frame: at("frameAt") - clicked,
             rendered,
-            memory: procs::tree(pid),
+            group_kib: procs::distinct_resident_kib(&memory),
+            memory,
         });
         Ok(())
     })

@@ -126,6 +126,8 @@ pub struct Run {
     /// dialogs, when there were any).
     memory_at_ready: Vec<(procs::Part, procs::Proc)>,
     memory: Vec<(procs::Part, procs::Proc)>,
+    /// The group's resident pages at the end, each counted once (`procs::distinct_resident_kib`).
+    group_kib: Option<u64>,
     era: Option<String>,
 }
 
@@ -319,6 +321,7 @@ async fn run_once(setup: &Setup, servers: usize, elicitations: usize) -> Result<
             (Vec::new(), None)
         };
         let memory = procs::tree(pid);
+        let group_kib = procs::distinct_resident_kib(&memory);
         if let Some(dir) = std::env::var_os("WHARF_BENCH_SMAPS") {
             procs::save_smaps(&memory, Path::new(&dir), servers);
         }
@@ -333,6 +336,7 @@ async fn run_once(setup: &Setup, servers: usize, elicitations: usize) -> Result<
             dialogs,
             memory_at_ready,
             memory,
+            group_kib,
             era,
         });
         Ok(())

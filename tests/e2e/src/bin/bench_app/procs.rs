@@ -1,7 +1,8 @@
 //! The app's processes and their memory, from /proc: the app itself (found by the HOME its run was given), and
 //! everything below it (WebKit's web and network processes, the MCP servers and what they started).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 /// One process as /proc/PID/status describes it.
@@ -182,4 +183,73 @@ pub fn save_smaps(tree: &[(Part, Proc)], dir: &Path, servers: usize) {
             eprintln!("bench-app: smaps of {}: {e}", proc.pid);
         }
     }
+}
+
+/// The resident pages of the app and its WebKit processes, each counted once however many of them map it, KiB. This
+/// is what their PSS would sum to if no process outside the group shared a page: PSS divides a library's page among
+/// every process on the machine that maps it, so another WebKit app running beside the bench (a colleague's test
+/// session) lowers the group's PSS without the group costing less. Page frame numbers come from /proc/PID/pagemap,
+/// which shows them to root only: None otherwise, or when a process has gone.
+pub fn distinct_resident_kib(tree: &[(Part, Proc)]) -> Option<u64> {
+    const PAGE: u64 = 4096;
+    const PRESENT: u64 = 1 << 63;
+    const PFN: u64 = (1 << 55) - 1;
+    let mut frames: HashSet<u64> = HashSet::new();
+    for (_, proc) in tree.iter().filter(|(part, _)| part.counted()) {
+        let smaps = std::fs::read_to_string(format!("/proc/{}/smaps", proc.pid)).ok()?;
+        let mut pagemap = std::fs::File::open(format!("/proc/{}/pagemap", proc.pid)).ok()?;
+        for (start, end) in resident_ranges(&smaps) {
+            let pages = usize::try_from((end - start) / PAGE).ok()?;
+            let mut entries = vec![0u8; pages * 8];
+            pagemap.seek(SeekFrom::Start(start / PAGE * 8)).ok()?;
+            pagemap.read_exact(&mut entries).ok()?;
+            for entry in entries.chunks_exact(8) {
+                let entry = u64::from_le_bytes(entry.try_into().ok()?);
+                if entry & PRESENT != 0 {
+                    // A present page with frame 0 means the frames are hidden (not root).
+                    let frame = entry & PFN;
+                    if frame == 0 {
+                        return None;
+                    }
+                    frames.insert(frame);
+                }
+            }
+        }
+    }
+    Some(frames.len() as u64 * PAGE / 1024)
+}
+
+/// The address ranges of the mappings in `smaps` that have resident pages (of 4 KiB: huge-page mappings, which
+/// WebKit does not use, are left out). Skipping the rest keeps the pagemap reads small: JavaScriptCore reserves
+/// gigabytes of address space that hold nothing.
+fn resident_ranges(smaps: &str) -> Vec<(u64, u64)> {
+    let mut ranges = Vec::new();
+    let mut current: Option<(u64, u64)> = None;
+    let mut rss = 0;
+    let mut small_pages = true;
+    let mut close = |range: Option<(u64, u64)>, rss: u64, small: bool| {
+        if let Some(range) = range.filter(|_| rss > 0 && small) {
+            ranges.push(range);
+        }
+    };
+    for line in smaps.lines() {
+        let head = line.split_whitespace().next().unwrap_or("");
+        if let Some((a, b)) = head.split_once('-') {
+            if let (Ok(a), Ok(b)) = (u64::from_str_radix(a, 16), u64::from_str_radix(b, 16)) {
+                close(current, rss, small_pages);
+                current = Some((a, b));
+                rss = 0;
+                small_pages = true;
+                continue;
+            }
+        }
+        let kib = |v: &str| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok();
+        if let Some(v) = line.strip_prefix("Rss:") {
+            rss = kib(v).unwrap_or(0);
+        } else if let Some(v) = line.strip_prefix("KernelPageSize:") {
+            small_pages = kib(v) == Some(4);
+        }
+    }
+    close(current, rss, small_pages);
+    ranges
 }

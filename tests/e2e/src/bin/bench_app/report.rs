@@ -358,6 +358,19 @@ fn resident_now(empty: &[Run], full: &[Run], servers: usize) {
         ],
         &rows,
     );
+    let group =
+        |runs: &[Run]| -> Vec<f64> { runs.iter().filter_map(|r| r.group_kib).map(mib).collect() };
+    let (a, b) = (group(empty), group(full));
+    if a.is_empty() && b.is_empty() {
+        println!("\n(Resident pages counted once: /proc/PID/pagemap needs root.)");
+    } else {
+        println!(
+            "\nThe app and its WebKit processes' resident pages, each counted once (their PSS had no process \
+             outside them shared a page), MiB: 0 servers {}, {servers} servers {}.",
+            cell(&a, 1),
+            cell(&b, 1)
+        );
+    }
 }
 
 /// Every process of one run, as /proc showed it at the end of the session.
@@ -458,6 +471,21 @@ pub fn chat(short: &[ChatRun], long: &[ChatRun], short_n: usize, long_n: usize) 
             ]);
         }
     }
+    let group = |runs: &[ChatRun]| -> Vec<f64> {
+        runs.iter().filter_map(|r| r.group_kib).map(mib).collect()
+    };
+    let (a, b) = (group(short), group(long));
+    let more = match (median(&a), median(&b)) {
+        (Some(a), Some(b)) => format!("{:+.1}", b - a),
+        _ => "-".into(),
+    };
+    rows.push(vec![
+        "resident pages counted once: app + WebKit processes".into(),
+        cell(&a, 1),
+        cell(&b, 1),
+        more,
+        ratio(&b, &a),
+    ]);
     table(
         &[
             "figure",
