@@ -28,5 +28,10 @@ if [ -z "${WHARF_APP_BIN:-}" ]; then
   cargo build -p wharf-app
 fi
 
+# WebKit's DMABUF renderer on: the app turns it off under software GL (as here), and with it off WebKitWebDriver's
+# screenshot of the chat screen never returns (WebKitGTK 2.50 under Xvfb). The app keeps a value set here; its
+# choice itself is unit-tested (src-tauri/src/renderer.rs) and the smoke test starts the app without this.
+export WEBKIT_DISABLE_DMABUF_RENDERER=${WEBKIT_DISABLE_DMABUF_RENDERER:-0}
+
 # One test at a time: the harness serialises the tests of a binary anyway (see tests/e2e/src/app.rs).
 cargo test -p wharf-e2e --test app -- --test-threads=1 "$@"

@@ -20,7 +20,8 @@
 //! prompt attached to a message, the model chooser, a model's tool result rendered as the Tools screen does,
 //! turns of two conversations at once, and a long conversation paged and carried into a new one with a summary; a
 //! hostile server and model (`tests/fixtures/card_server.py`) cover the approval card's names, sizes, every byte and the
-//! diff of a changed description.
+//! diff of a changed description; and the bundled demo model (`demo/model_server.mjs`), standing in when no model is
+//! configured, covers a new user's first conversation: its call of the demo's `add` through the approval card.
 //!
 //! One test binary, `app` (run.sh and the Makefile run `--test app`): the groups of tests are its modules under
 //! app/, and the timeouts and helpers they share are here.
@@ -38,6 +39,8 @@ mod chat_cards;
 mod chat_long;
 #[path = "app/elicitation.rs"]
 mod elicitation;
+#[path = "app/first_conversation.rs"]
+mod first_conversation;
 #[path = "app/sampling.rs"]
 mod sampling;
 #[path = "app/servers.rs"]
