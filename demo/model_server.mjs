@@ -18,6 +18,7 @@
 // its reply.
 
 import http from "node:http";
+import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
@@ -39,7 +40,9 @@ const { values: options, positionals } = parseArgs({
   options: { model: { type: "string" }, threads: { type: "string" } },
 });
 const [runtime, portArg] = positionals;
-const threads = Number(options.threads ?? 1);
+// One core is left to the app and the servers: on two cores, two threads contending with them were slower than one
+// (BENCHMARKS.md, section 6); a desktop with more cores gets up to four.
+const threads = Number(options.threads ?? Math.max(1, Math.min(4, os.availableParallelism() - 1)));
 if (!runtime || !Number.isInteger(threads) || threads < 1) {
   console.error("usage: node model_server.mjs RUNTIME_DIR [PORT] [--model FILE] [--threads N]");
   process.exit(2);

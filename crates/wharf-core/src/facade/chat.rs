@@ -79,7 +79,7 @@ pub fn chat_settings_with(config: &Config, demo: Option<&str>) -> Result<ChatSet
                 max_tokens: DEFAULT_MAX_TOKENS,
                 limits: reply_limits(&config.chat),
                 // What the demo server gives the model (its own window is larger; memory is kept small).
-                context_tokens: 2048,
+                context_tokens: 4096,
                 // A text-only model.
                 images: false,
                 tools: true,
