@@ -59,6 +59,24 @@ impl Chat {
         }
     }
 
+    /// Readies the bundled demo model when it is chat's model (see `ChatService::warm_up`); only logged.
+    pub fn warm_up(
+        &self,
+        host: Arc<Host>,
+    ) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let service = self.service.as_ref().ok().cloned();
+        async move {
+            let Some(service) = service else {
+                return;
+            };
+            match service.warm_up(&host).await {
+                Ok(true) => tracing::info!("the demo model has the servers' tools evaluated"),
+                Ok(false) => {}
+                Err(why) => tracing::info!("the demo model was not readied: {why}"),
+            }
+        }
+    }
+
     /// Nobody is left to see them (the window closes): every running turn stops.
     pub fn cancel_all(&self) {
         self.turns.cancel_all();

@@ -251,6 +251,10 @@ async fn start(
     }
     host.start_all().await;
     host.follow_workspace(config_path);
+    // In the background: a first message sent meanwhile simply waits for the model, as it would have anyway.
+    if let Some(shell) = handle.try_state::<Shell>() {
+        tauri::async_runtime::spawn(shell.chat.warm_up(host.clone()));
+    }
     if let Some(probe) = probe {
         crate::smoke::run(host, handle, probe).await;
     }

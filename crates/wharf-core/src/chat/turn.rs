@@ -28,6 +28,8 @@ mod calls;
 pub mod history;
 mod left_out;
 pub mod result;
+mod warm;
+pub use warm::warm_up;
 
 use result::CallResult;
 

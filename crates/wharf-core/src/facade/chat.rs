@@ -165,6 +165,14 @@ impl ChatService {
         }
     }
 
+    /// Readies the bundled demo model (when it is chat's model) with the running servers' tools, so that the user's
+    /// first turn is as quick as later ones: true when a warming request was answered, false when there was nothing
+    /// to do, the reason when it failed (a failure changes nothing for the turns that follow).
+    pub async fn warm_up(&self, host: &Host) -> Result<bool, String> {
+        let settings = self.settings()?;
+        crate::chat::turn::warm_up(&self.context(host, &settings)).await
+    }
+
     /// The model the next turn goes to, or why there is none.
     pub fn settings(&self) -> Result<ChatSettings, String> {
         self.settings
