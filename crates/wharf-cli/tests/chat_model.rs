@@ -30,7 +30,10 @@ fn demo_model() -> Peer {
         runtime.join(MODEL_FILE).display()
     );
     let mut cmd = Command::new(node());
-    cmd.arg(repo().join("demo/model_server.mjs")).arg(runtime);
+    // One thread: the test shares the cores with the rest of the run, where two threads wait for each other.
+    cmd.arg(repo().join("demo/model_server.mjs"))
+        .arg(runtime)
+        .args(["--threads", "1"]);
     Peer::start(cmd, "http://127.0.0.1:")
 }
 

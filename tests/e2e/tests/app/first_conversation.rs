@@ -47,6 +47,8 @@ impl DemoModel {
         let mut child = Command::new(node)
             .arg(repo_root().join("demo/model_server.mjs"))
             .arg(&runtime)
+            // One thread: the cores are shared with the rest of the test run (see the server's comment).
+            .args(["--threads", "1"])
             .stdout(Stdio::piped())
             .kill_on_drop(true)
             .spawn()
