@@ -33,5 +33,11 @@ fi
 # choice itself is unit-tested (src-tauri/src/renderer.rs) and the smoke test starts the app without this.
 export WEBKIT_DISABLE_DMABUF_RENDERER=${WEBKIT_DISABLE_DMABUF_RENDERER:-0}
 
+# WebKit's DMABUF renderer stays on for these tests (the app turns it off under Xvfb, where GL is software, unless
+# the variable is set): with it off, WebKitWebDriver's screenshot of the chat screen never returns (WebKitGTK 2.50.6),
+# while the window itself paints. The renderer-off window is exercised by the smoke test and bench-app. A value set
+# by whoever runs this stands.
+export WEBKIT_DISABLE_DMABUF_RENDERER=${WEBKIT_DISABLE_DMABUF_RENDERER:-0}
+
 # One test at a time: the harness serialises the tests of a binary anyway (see tests/e2e/src/app.rs).
 cargo test -p wharf-e2e --test app -- --test-threads=1 "$@"
