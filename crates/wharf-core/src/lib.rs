@@ -36,6 +36,9 @@ pub mod user_store;
 pub mod view;
 pub mod workspace;
 
+#[cfg(test)]
+mod test_http;
+
 pub use broker::{InputAnswer, InputKind, InputRequest, ScriptedAgent, UserAgent};
 pub use config::{Config, ConfigError, ServerDef, TransportDef};
 pub use connection::{

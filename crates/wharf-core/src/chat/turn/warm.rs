@@ -40,7 +40,7 @@ mod tests {
     use std::sync::{Arc, Mutex};
 
     use serde_json::Value;
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::io::AsyncWriteExt;
 
     use super::*;
     use crate::approval::Approvals;
@@ -58,31 +58,10 @@ mod tests {
         let addr = listener.local_addr().unwrap();
         tokio::spawn(async move {
             while let Ok((mut stream, _)) = listener.accept().await {
-                let mut data = Vec::new();
-                let mut buf = [0u8; 65536];
-                // Read until the body announced by content-length is in.
-                loop {
-                    let n = stream.read(&mut buf).await.unwrap_or(0);
-                    if n == 0 {
-                        break;
-                    }
-                    data.extend_from_slice(&buf[..n]);
-                    let text = String::from_utf8_lossy(&data).to_string();
-                    if let Some(end) = text.find("\r\n\r\n") {
-                        let length = text[..end]
-                            .lines()
-                            .find_map(|l| l.strip_prefix("content-length: "))
-                            .and_then(|v| v.trim().parse::<usize>().ok())
-                            .unwrap_or(0);
-                        if data.len() >= end + 4 + length {
-                            let body = &data[end + 4..end + 4 + length];
-                            seen.lock()
-                                .unwrap()
-                                .push(serde_json::from_slice(body).unwrap_or(Value::Null));
-                            break;
-                        }
-                    }
-                }
+                let (_, body) = crate::test_http::read_request(&mut stream).await;
+                seen.lock()
+                    .unwrap()
+                    .push(serde_json::from_str(&body).unwrap_or(Value::Null));
                 let events = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"},\"finish_reason\":null}]}\n\n\
                               data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"length\"}]}\n\n\
                               data: [DONE]\n\n";

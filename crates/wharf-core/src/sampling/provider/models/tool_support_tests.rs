@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 
 use super::*;
 
@@ -30,7 +30,7 @@ async fn fake(routes: Vec<(&'static str, Route)>) -> Fake {
             let routes = routes.clone();
             let seen = kept.clone();
             tokio::spawn(async move {
-                let (line, body) = read_request(&mut stream).await;
+                let (line, body) = crate::test_http::read_request(&mut stream).await;
                 seen.lock().unwrap().push((line.clone(), body.clone()));
                 let request: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
                 let (status, answer) = match routes.get(line.as_str()) {
@@ -50,39 +50,6 @@ async fn fake(routes: Vec<(&'static str, Route)>) -> Fake {
         base_url: format!("http://{addr}/v1"),
         seen,
     }
-}
-
-/// The request line's method and path, and the body (as long as its content-length says).
-async fn read_request(stream: &mut tokio::net::TcpStream) -> (String, String) {
-    let mut data = Vec::new();
-    let mut buf = [0u8; 4096];
-    loop {
-        let n = stream.read(&mut buf).await.unwrap_or(0);
-        if n == 0 {
-            break;
-        }
-        data.extend_from_slice(&buf[..n]);
-        let text = String::from_utf8_lossy(&data).to_string();
-        if let Some(end) = text.find("\r\n\r\n") {
-            let length = text[..end]
-                .lines()
-                .find_map(|l| {
-                    let (name, value) = l.split_once(':')?;
-                    name.eq_ignore_ascii_case("content-length")
-                        .then(|| value.trim().parse::<usize>().ok())?
-                })
-                .unwrap_or(0);
-            if data.len() >= end + 4 + length {
-                let line = text.lines().next().unwrap_or_default();
-                let mut parts = line.split(' ');
-                let method = parts.next().unwrap_or_default();
-                let path = parts.next().unwrap_or_default();
-                let body = String::from_utf8_lossy(&data[end + 4..end + 4 + length]).to_string();
-                return (format!("{method} {path}"), body);
-            }
-        }
-    }
-    (String::new(), String::new())
 }
 
 fn models(ids: &[&str]) -> Vec<String> {
