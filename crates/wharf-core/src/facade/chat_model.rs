@@ -25,7 +25,7 @@ const MODEL_CHARS: usize = 200;
 /// What the bundled demo model can and cannot do, said where it is chosen.
 pub const DEMO_MODEL_LIMITS: &str = "The demo model is a tiny one bundled for trying Wharf out (Qwen2.5-Coder \
     0.5B on this computer's processor): it calls a server's tool when asked plainly (\"add 2 and 3\", \"echo \
-    hello\") and answers with the result, but it makes mistakes, may call a tool for a plain question, and knows \
+    hello\") and answers with the result, but it misreads requests that are not plain, makes mistakes and knows \
     little. Choose a model of your own for real work.";
 
 /// What the model chooser shows.
@@ -46,6 +46,7 @@ pub struct ChatModels {
     /// What the user should know of the current model: the demo model's limits.
     pub note: Option<String>,
 }
+
 /// Why a model could not be chosen.
 #[derive(Debug, thiserror::Error)]
 pub enum ModelChoiceError {
