@@ -3,23 +3,35 @@
 use std::path::Path;
 
 include!("src/command_list.rs");
+include!("../crates/wharf-core/src/facade/command_table.rs");
 
-/// The names of `module::command, ...`.
+/// The names of the window's own commands, then of wharf-core's window commands.
+macro_rules! app_names_then_table {
+    ($($app:ident : $app_args:ty => $app_output:ty),* $(,)?) => {
+        command_table!(command_names, app: [$($app),*])
+    };
+}
+
 macro_rules! command_names {
-    ($($module:ident :: $command:ident),* $(,)?) => {
-        &[$(stringify!($command)),*]
+    (
+        app: [$($app:ident),*]
+        window: [$($name:ident : $args:ty => $output:ty),* $(,)?],
+        session: [$($session:tt)*] $(,)?
+    ) => {
+        &[$(stringify!($app),)* $(stringify!($name),)*]
     };
 }
 
 /// Every command the webview may call. Listing them here makes tauri-build generate one `allow-<command>` permission
 /// per command, so a capability file must grant each one explicitly (nothing is reachable by default).
-const COMMANDS: &[&str] = tauri_commands!(command_names);
+const COMMANDS: &[&str] = app_commands!(app_names_then_table);
 
 fn main() {
     let dist = Path::new("../ui/dist");
     // generate_context! embeds the files; without this, a rebuilt UI would not reach the binary.
     println!("cargo:rerun-if-changed=../ui/dist");
     println!("cargo:rerun-if-changed=src/command_list.rs");
+    println!("cargo:rerun-if-changed=../crates/wharf-core/src/facade/command_table.rs");
     if !dist.join("index.html").is_file() {
         println!(
             "cargo::error=the UI is not built: {} has no index.html. Run `npm --prefix ui ci && npm --prefix ui run build` first.",

@@ -1,7 +1,6 @@
 //! The app's life cycle: load the configuration, build the host, open the window, start the servers, forward host
 //! events to the webview, and stop every server before the process exits.
 
-use crate::chat_commands::Chat;
 use crate::questions::SharedQueue;
 use crate::smoke::Probe;
 use crate::state::{AppState, WindowSize};
@@ -10,22 +9,36 @@ use std::sync::Arc;
 use tauri::{AppHandle, Emitter, Manager, RunEvent};
 use wharf_core::auth::TokenStore;
 use wharf_core::events::NoticeCode;
+use wharf_core::facade::session::{provider_of, SessionChat};
 use wharf_core::facade::startup::{Startup, StartupReport};
-use wharf_core::facade::{Calls, ChatPaths, HostBuilder};
+use wharf_core::facade::{ChatPaths, HostBuilder, Session, SessionParts};
 use wharf_core::login_env::{FrontEnd, LoginPath};
 use wharf_core::redact::Redactor;
 use wharf_core::sampling::prefs::SamplingPrefs;
 use wharf_core::sampling::SamplingService;
 use wharf_core::workspace::SharedWorkspace;
 use wharf_core::workspace::Workspace;
-use wharf_core::{Config, EventSink, Host, HostEvent};
+use wharf_core::{Config, EventSink, HostEvent};
 
-use crate::shell::{emit_notice, open_folder, provider_of, Shell, HOST_EVENT};
+use crate::shell::{emit_notice, open_folder, Shell, HOST_EVENT};
 
-/// The invoke handler of every command in `command_list`.
+/// The invoke handler of every command: the window's own (`command_list`), then wharf-core's window commands.
+macro_rules! handler_with_table {
+    ($($app:ident : $app_args:ty => $app_output:ty),* $(,)?) => {
+        wharf_core::command_table!(invoke_handler, app: [$($app),*])
+    };
+}
+
 macro_rules! invoke_handler {
-    ($($module:ident :: $command:ident),* $(,)?) => {
-        tauri::generate_handler![$(crate::$module::$command),*]
+    (
+        app: [$($app:ident),*]
+        window: [$($name:ident : $args:ty => $output:ty),* $(,)?],
+        session: [$($session:tt)*] $(,)?
+    ) => {
+        tauri::generate_handler![
+            $(crate::window_commands::$app,)*
+            $(crate::table_commands::$name,)*
+        ]
     };
 }
 
@@ -45,7 +58,6 @@ pub fn run(
     let state = AppState::load(&AppState::default_path());
     report.warnings.extend(state.warning.clone());
     redactor.learn(&config);
-    let config_path = config.path.clone();
     let app = tauri::Builder::default()
         // First: a second launch must reach this instance before anything else starts.
         .plugin(tauri_plugin_single_instance::init(|app, argv, cwd| {
@@ -61,7 +73,7 @@ pub fn run(
             }
             crate::window::focus(app);
         }))
-        .invoke_handler(tauri_commands!(invoke_handler))
+        .invoke_handler(app_commands!(handler_with_table))
         .setup(move |app| {
             let handle = app.handle().clone();
             let questions = SharedQueue::default();
@@ -78,29 +90,29 @@ pub fn run(
                 sampling_service(&config, &mut report, SamplingPrefs::default_path());
             let tokens = TokenStore::os();
             let (chat, chat_notices) = open_chat(&config, &mut report, &ChatPaths::default());
-            let host = Arc::new(new_host(
+            let parts = SessionParts {
+                demo,
+                report,
+                questions: Some(questions.clone()),
+                redactor,
+                chat,
+                desktop: Box::new(crate::dialogs::Dialogs(handle.clone())),
+            };
+            let session = Arc::new(new_session(
                 config,
                 handle.clone(),
-                questions.clone(),
+                questions,
                 workspace.clone(),
-                sampling.clone(),
-                tokens.clone(),
+                sampling,
+                tokens,
+                parts,
             ));
             let probe = smoke.then(Probe::default);
             let size = state.window_size();
             app.manage(Shell {
-                host: host.clone(),
-                report,
+                session: session.clone(),
                 smoke: probe.clone(),
-                config_path,
-                demo,
-                calls: Calls::default(),
-                questions,
                 state,
-                redactor,
-                sampling,
-                tokens,
-                chat,
             });
             if let Some(shell) = app.try_state::<Shell>() {
                 for folder in &folders {
@@ -117,7 +129,7 @@ pub fn run(
                 return Ok(());
             }
             tauri::async_runtime::spawn(start(
-                host,
+                session,
                 handle.clone(),
                 probe,
                 follow_path,
@@ -137,7 +149,7 @@ pub fn run(
         RunEvent::WindowEvent {
             event: tauri::WindowEvent::DragDrop(tauri::DragDropEvent::Drop { paths, .. }),
             ..
-        } => crate::workspace_commands::dropped(handle, &paths),
+        } => crate::dropped::dropped(handle, &paths),
         RunEvent::Exit => shutdown(handle),
         _ => {}
     }))
@@ -168,8 +180,8 @@ fn open_chat(
     config: &Config,
     report: &mut StartupReport,
     paths: &ChatPaths,
-) -> (Chat, Vec<String>) {
-    let (chat, notices) = Chat::open(config, paths);
+) -> (SessionChat, Vec<String>) {
+    let (chat, notices) = SessionChat::open(config, paths);
     for notice in &notices {
         tracing::warn!("{notice}");
         report.warnings.push(notice.clone());
@@ -177,14 +189,15 @@ fn open_chat(
     (chat, notices)
 }
 
-fn new_host(
+fn new_session(
     config: Config,
     handle: AppHandle,
     questions: SharedQueue,
     workspace: Arc<SharedWorkspace>,
     sampling: Arc<SamplingService>,
     tokens: TokenStore,
-) -> Host {
+    parts: SessionParts,
+) -> Session {
     let events = EventSink::new(move |event: HostEvent| {
         // Fails only when no webview is left (the app is closing); the host must go on either way.
         if let Err(e) = handle.emit(HOST_EVENT, &event) {
@@ -200,7 +213,7 @@ fn new_host(
         .restart_servers(true)
         // Read on a thread of its own while the window opens; a server's start waits for it, within its bound.
         .login_path(LoginPath::start_for(FrontEnd::App))
-        .build(events)
+        .session(events, parts)
 }
 
 /// The workspace of the last run, from `$XDG_CONFIG_HOME/wharf/workspace.json`; a corrupt file is set aside and
@@ -239,7 +252,7 @@ fn remember_window(handle: &AppHandle) {
 }
 
 async fn start(
-    host: Arc<Host>,
+    session: Arc<Session>,
     handle: AppHandle,
     probe: Option<Probe>,
     config_path: PathBuf,
@@ -249,12 +262,11 @@ async fn start(
     for message in notices {
         emit_notice(&handle, NoticeCode::PreferencesSetAside, message);
     }
+    let host = session.host().clone();
     host.start_all().await;
     host.follow_workspace(config_path);
     // In the background: a first message sent meanwhile simply waits for the model, as it would have anyway.
-    if let Some(shell) = handle.try_state::<Shell>() {
-        tauri::async_runtime::spawn(shell.chat.warm_up(host.clone()));
-    }
+    tauri::async_runtime::spawn(session.chat().warm_up(host.clone()));
     if let Some(probe) = probe {
         crate::smoke::run(host, handle, probe).await;
     }
@@ -266,10 +278,7 @@ fn shutdown(handle: &AppHandle) {
         return;
     };
     // Nobody is left to answer: waiting questions are cancelled, running calls end, then the servers stop.
-    shell.questions.cancel_all();
-    shell.calls.cancel_all();
-    shell.chat.cancel_all();
-    tauri::async_runtime::block_on(shell.host.shutdown());
+    tauri::async_runtime::block_on(shell.session.shutdown());
     tracing::info!("all servers stopped");
     if shell.smoke.is_some() {
         crate::smoke::report_shutdown();

@@ -1,7 +1,8 @@
 //! The Wharf desktop shell: one window over a `wharf_core::Host`.
 //!
-//! Everything the user sees comes from the host through thin commands (`commands`) and forwarded host events; the
-//! webview holds no protocol logic and can reach nothing but those commands (see `capabilities/` and `window`).
+//! Everything the user sees comes from the session wharf-core holds, through the commands of its table
+//! (`table_commands`) and forwarded host events; the webview holds no protocol logic and can reach nothing but those
+//! commands (see `capabilities/` and `window`).
 
 // Release builds on Windows must not open a console next to the window.
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
@@ -10,24 +11,21 @@
 #[macro_use]
 mod command_list;
 
-mod auth_commands;
-mod catalog_commands;
-mod chat_commands;
-mod commands;
-mod input_commands;
+mod dialogs;
+mod dropped;
 mod lifecycle;
 mod logs;
 mod questions;
 #[cfg(target_os = "linux")]
 mod renderer;
-mod sampling_commands;
 mod shell;
 mod smoke;
 mod state;
+mod table_commands;
 #[cfg(target_os = "linux")]
 mod webview_settings;
 mod window;
-mod workspace_commands;
+mod window_commands;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
-use wharf_core::chat::attach::{AttachError, Attachment};
-use wharf_core::chat::turn::{TurnError, TurnOutcome, TurnRequest, TurnStop};
+use wharf_core::chat::attach::Attachment;
+use wharf_core::chat::turn::{TurnOutcome, TurnRequest, TurnStop};
 use wharf_core::config::Config;
 use wharf_core::events::NoticeCode;
 use wharf_core::facade::{ChatError, ChatPaths, ChatService};
@@ -90,39 +90,6 @@ pub async fn summarize(
         .map_err(|e| Failure(e.to_string()))?;
     crate::print_json(&json!(summarized));
     Ok(ExitCode::SUCCESS)
-}
-
-/// The session's `chat` command: deltas stream as `chat_delta` events (the host's sink), and the reply is the same
-/// object as `wharf chat` prints.
-pub async fn session_turn(
-    host: &Host,
-    service: &ChatService,
-    command: &Value,
-    cancel: CancellationToken,
-) -> Result<Value, ChatError> {
-    let conversation = command.get("conversation").and_then(Value::as_str);
-    let message = command.get("message").and_then(Value::as_str).unwrap_or("");
-    let attachments: Vec<Attachment> = match command.get("attachments") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(list) => serde_json::from_value(list.clone()).map_err(|e| {
-            ChatError::Turn(TurnError::Attachment(AttachError::Invalid(format!(
-                "\"attachments\": each is {{\"kind\": \"resource\", \"server\", \"uri\"}} or {{\"kind\": \"prompt\", \"server\", \"name\", \"arguments\"}} ({e})"
-            ))))
-        })?,
-    };
-    // The session's request id names the turn in `chat_turn_started`.
-    let id = command.get("id").map(|id| match id {
-        Value::String(text) => text.clone(),
-        other => other.to_string(),
-    });
-    let request = TurnRequest {
-        id: id.as_deref(),
-        conversation,
-        message,
-        attachments: &attachments,
-    };
-    let outcome = service.turn(host, request, &cancel).await?;
-    Ok(json!(outcome_json(&outcome)))
 }
 
 /// `--resource SERVER URI` and `--prompt SERVER NAME` (with `--prompt-args JSON`) as attachments, in that order.

@@ -21,7 +21,7 @@ const LINE_CHARS: usize = 1000;
 /// A log line may carry a whole message in debug mode, still bounded.
 const LOG_LINE_CHARS: usize = 8000;
 
-fn redactor() -> &'static Redactor {
+pub fn redactor() -> &'static Redactor {
     static REDACTOR: OnceLock<Redactor> = OnceLock::new();
     REDACTOR.get_or_init(Redactor::default)
 }

@@ -3,6 +3,7 @@ import type { ErrorCode } from "./ErrorCode";
 import type { FieldError } from "./FieldError";
 
 /**
- * A failed command, as the UI receives it: a stable code, a message for the user, and per-field problems for forms.
+ * A failed command, as both front ends report it: a stable code, a message for the user, and per-field problems
+ * for forms.
  */
 export type CommandError = { code: ErrorCode, message: string, fields: Array<FieldError>, };

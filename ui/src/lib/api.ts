@@ -48,7 +48,10 @@ import type { UiState } from "../bindings/UiState";
 import type { WorkspaceFolders } from "../bindings/WorkspaceFolders";
 import type { JsonValue } from "../bindings/serde_json/JsonValue";
 import type { TauriCommand } from "../bindings/TauriCommand";
+import type { Commands } from "../bindings/Commands";
+import type { AppCommands } from "../bindings/AppCommands";
 import type { ProviderInput } from "./sampling";
+import type { JsonObject } from "./argsDraft";
 
 /** Every command rejects with a `CommandError`; anything else (a bridge failure) is turned into one. */
 export function toCommandError(e: unknown): CommandError {
@@ -71,38 +74,49 @@ export function toCommandError(e: unknown): CommandError {
   return { code: "internal", message: e instanceof Error ? e.message : String(e), fields: [] };
 }
 
-async function call<T>(command: TauriCommand, args?: Record<string, unknown>): Promise<T> {
+/** Every command the window may invoke, with its arguments and result: wharf-core's table and the window's own. */
+type AllCommands = Commands & AppCommands;
+
+/** Invokes `command` with its typed arguments (a wrong name or field fails the type check). */
+async function call<K extends keyof AllCommands & TauriCommand>(
+  command: K,
+  args: AllCommands[K]["args"],
+): Promise<AllCommands[K]["result"]> {
   try {
-    return await invoke<T>(command, args);
+    return await invoke<AllCommands[K]["result"]>(command, { args });
   } catch (e) {
     throw toCommandError(e);
   }
 }
 
-export const listServers = (): Promise<ServerSummary[]> => call("list_servers");
-export const startupReport = (): Promise<StartupReport> => call("startup_report");
+export const listServers = (): Promise<ServerSummary[]> => call("list_servers", {});
+export const startupReport = (): Promise<StartupReport> => call("startup_report", {});
 export const restartServer = (name: string): Promise<null> => call("restart_server", { name });
 export const stopServer = (name: string): Promise<null> => call("stop_server", { name });
 export const listTools = (server: string): Promise<ListedTool[]> => call("list_tools", { server });
-export const callTool = (callId: string, server: string, tool: string, args: JsonValue): Promise<ToolResultView> =>
-  call("call_tool", { callId, server, tool, args });
+export const callTool = (
+  callId: string,
+  server: string,
+  tool: string,
+  args: JsonObject | null,
+): Promise<ToolResultView> => call("call_tool", { callId, server, tool, args });
 export const cancelCall = (callId: string): Promise<null> => call("cancel_call", { callId });
-export const listServerEntries = (): Promise<ServerEntry[]> => call("list_server_entries");
+export const listServerEntries = (): Promise<ServerEntry[]> => call("list_server_entries", {});
 export const saveServer = (previousName: string | null, entry: ServerEntry): Promise<ServerEntry[]> =>
   call("save_server", { previousName, entry });
 export const removeServer = (name: string): Promise<ServerEntry[]> => call("remove_server", { name });
-export const importSources = (): Promise<ImportSource[]> => call("import_sources");
+export const importSources = (): Promise<ImportSource[]> => call("import_sources", {});
 export const importServers = (sourceId: string, names: string[]): Promise<ServerEntry[]> =>
   call("import_servers", { sourceId, names });
-export const getUiState = (): Promise<UiState> => call("get_ui_state");
+export const getUiState = (): Promise<UiState> => call("get_ui_state", {});
 export const setSelectedServer = (name: string | null): Promise<null> => call("set_selected_server", { name });
-export const pendingInputs = (): Promise<PendingInput[]> => call("pending_inputs");
+export const pendingInputs = (): Promise<PendingInput[]> => call("pending_inputs", {});
 export const answerInput = (id: number, answer: InputAnswer): Promise<null> => call("answer_input", { id, answer });
 /** Lets a server Wharf paused (it asked too many questions) ask again; true when it was paused. */
 export const resumeElicitation = (server: string): Promise<boolean> => call("resume_elicitation", { server });
-export const workspaceFolders = (): Promise<WorkspaceFolders> => call("workspace_folders");
+export const workspaceFolders = (): Promise<WorkspaceFolders> => call("workspace_folders", {});
 /** The native folder picker (shown by the Rust side); null when the user cancelled. */
-export const openFolderDialog = (): Promise<WorkspaceFolders | null> => call("open_folder_dialog");
+export const openFolderDialog = (): Promise<WorkspaceFolders | null> => call("open_folder_dialog", {});
 /** Opens an existing folder by its absolute path (the Rust side accepts nothing else). */
 export const openFolder = (path: string): Promise<WorkspaceFolders> => call("open_folder", { path });
 export const closeFolder = (path: string): Promise<WorkspaceFolders> => call("close_folder", { path });
@@ -113,7 +127,7 @@ export const setPathPreference = (server: string, policy: PathArgumentPolicy): P
   call("set_path_preference", { server, policy });
 export const toolPathParams = (server: string, tool: string): Promise<PathParam[]> =>
   call("tool_path_params", { server, tool });
-export const samplingSettings = (): Promise<SamplingSettings> => call("sampling_settings");
+export const samplingSettings = (): Promise<SamplingSettings> => call("sampling_settings", {});
 /** Writes mcp.json's `sampling.provider` (null removes it) and uses it at once. */
 export const saveSamplingProvider = (provider: ProviderInput | null): Promise<SamplingSettings> =>
   call("save_sampling_provider", { provider });
@@ -159,15 +173,15 @@ export const logLevel = (server: string): Promise<string | null> => call("log_le
 /** "off": the host forgets the level it asks the server for. */
 export const clearLogLevel = (server: string): Promise<null> => call("clear_log_level", { server });
 /** The configuration's `${input:ID}` values the OS keyring lacks (ids and descriptions only, never a value). */
-export const missingInputs = (): Promise<MissingInput[]> => call("missing_inputs");
+export const missingInputs = (): Promise<MissingInput[]> => call("missing_inputs", {});
 /** Stores a value for `${input:ID}` (write-only) and re-applies the configuration; the inputs still missing. */
 export const provideInput = (id: string, value: string): Promise<MissingInput[]> =>
   call("provide_input", { id, value });
-export const signInStatus = (): Promise<ServerSignIn[]> => call("sign_in_status");
+export const signInStatus = (): Promise<ServerSignIn[]> => call("sign_in_status", {});
 /** Stops the server when it runs, then forgets its kept sign-in; true when there was one. */
 export const signOut = (name: string): Promise<boolean> => call("sign_out", { name });
 /** The model chat uses, or why there is none. */
-export const chatStatus = (): Promise<ChatStatus> => call("chat_status");
+export const chatStatus = (): Promise<ChatStatus> => call("chat_status", {});
 /** One turn in `conversation` (null: a new one); resolves when it ends. `cancelTurn(turnId)` stops it. The
  * attachments are read through their servers when the message is sent; one that cannot be read stops the message. */
 export const sendMessage = (
@@ -180,7 +194,7 @@ export const cancelTurn = (turnId: string): Promise<null> => call("cancel_turn",
 /** A new conversation that starts with the model's summary of `conversation`; `cancelTurn(turnId)` stops it. */
 export const summarizeConversation = (turnId: string, conversation: string): Promise<Summarized> =>
   call("summarize_conversation", { turnId, conversation });
-export const listConversations = (): Promise<ConversationSummary[]> => call("list_conversations");
+export const listConversations = (): Promise<ConversationSummary[]> => call("list_conversations", {});
 export const searchConversations = (query: string): Promise<SearchHit[]> => call("search_conversations", { query });
 export const renameConversation = (conversation: string, title: string): Promise<null> =>
   call("rename_conversation", { conversation, title });
@@ -190,13 +204,13 @@ export const deleteConversation = (conversation: string): Promise<null> =>
 export const conversationMessages = (conversation: string): Promise<ThreadMessage[]> =>
   call("conversation_messages", { conversation });
 /** The models chat's provider lists, or why it could not list them. */
-export const chatModels = (): Promise<ChatModels> => call("chat_models");
+export const chatModels = (): Promise<ChatModels> => call("chat_models", {});
 /** Makes the chosen model the one chat uses (the Rust side writes it into mcp.json); chat's status with it. */
 export const chooseChatModel = (choice: ModelChoice): Promise<ChatStatus> => call("choose_chat_model", { choice });
 /** The model runtimes answering on this computer (Ollama, LM Studio, a llama.cpp server), to offer. */
-export const localModels = (): Promise<LocalRuntime[]> => call("local_models");
+export const localModels = (): Promise<LocalRuntime[]> => call("local_models", {});
 /** Every tool allowed "always". */
-export const listGrants = (): Promise<ToolGrant[]> => call("list_grants");
+export const listGrants = (): Promise<ToolGrant[]> => call("list_grants", {});
 /** Takes back every grant of the tool; the grants left. */
 export const revokeGrant = (server: string, tool: string): Promise<ToolGrant[]> =>
   call("revoke_grant", { server, tool });

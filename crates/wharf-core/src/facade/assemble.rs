@@ -16,6 +16,8 @@ use crate::sampling::prefs::SamplingPrefs;
 use crate::sampling::SamplingService;
 use crate::serve::Services;
 use crate::workspace::SharedWorkspace;
+
+use super::session::{Session, SessionParts};
 use crate::{Config, EraCache, EventSink, Host, HostOptions};
 
 pub struct HostBuilder {
@@ -74,6 +76,15 @@ impl HostBuilder {
 
     pub fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// The session of a front end: the host, telling `events` what happens in it, and what lives beside it.
+    pub fn session(self, events: EventSink, parts: SessionParts) -> Session {
+        let sampling = self.sampling.clone();
+        let tokens = self.tokens.clone().unwrap_or_else(TokenStore::os);
+        let config_path = self.config.path.clone();
+        let host = self.tokens(tokens.clone()).build(events);
+        Session::new(Arc::new(host), config_path, sampling, tokens, parts)
     }
 
     /// The host, telling `events` what happens in it.

@@ -151,6 +151,17 @@ pub fn choose_chat_model(
     doc: &mut ConfigDocument,
     choice: &ModelChoice,
 ) -> Result<(), ModelChoiceError> {
+    edit_chat_model(doc, choice)?;
+    let path = doc.path.display().to_string();
+    doc.save()
+        .map_err(|source| ModelChoiceError::Write { path, source })
+}
+
+/// The edit of [`choose_chat_model`] without the save, for a caller that saves and applies the file itself.
+pub fn edit_chat_model(
+    doc: &mut ConfigDocument,
+    choice: &ModelChoice,
+) -> Result<(), ModelChoiceError> {
     let model = choice.model.trim();
     if model.is_empty()
         || model.chars().count() > MODEL_CHARS
@@ -173,11 +184,9 @@ pub fn choose_chat_model(
         }
     };
     edited.map_err(|e| ModelChoiceError::Edit {
-        path: path.clone(),
+        path,
         reason: e.to_string(),
-    })?;
-    doc.save()
-        .map_err(|source| ModelChoiceError::Write { path, source })
+    })
 }
 
 /// An `http` URL on a loopback address, as the runtimes found on this computer have.

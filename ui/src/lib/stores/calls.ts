@@ -7,6 +7,7 @@ import type { CommandError } from "../../bindings/CommandError";
 import type { HostEvent } from "../../bindings/HostEvent";
 import type { JsonValue } from "../../bindings/serde_json/JsonValue";
 import type { ToolResultView } from "../../bindings/ToolResultView";
+import type { JsonObject } from "../argsDraft";
 
 export type CallStatus = "running" | "done" | "failed" | "cancelled";
 
@@ -55,7 +56,7 @@ export function withProgress(state: CallsState, event: HostEvent): CallsState {
 }
 
 export interface CallStore extends Readable<CallsState> {
-  run(server: string, tool: string, args: JsonValue): Promise<CallState>;
+  run(server: string, tool: string, args: JsonObject): Promise<CallState>;
   cancel(callId: string): Promise<void>;
   handleEvent(event: HostEvent): void;
   latest(server: string, tool: string): CallState | null;

@@ -1,26 +1,23 @@
 //! Sampling as the settings screen sees it: the LLM provider (mcp.json's `sampling.provider`), its API key in the OS
-//! keyring, and the user's per-server preferences (`sampling.json`). Thin adapters over wharf-core's
-//! `SamplingService`, `SecretStore` and `SamplingPrefs`, registered like the commands of `commands.rs`.
+//! keyring, and the user's per-server preferences (`sampling.json`).
 //!
 //! A key goes one way only: `set_secret` stores it and returns nothing; no command reads a value back (the settings
 //! say whether one is stored, never what it is), and neither the value nor its length is ever logged.
 
 use std::sync::Arc;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tauri::{AppHandle, State};
-use wharf_core::config::edit::FieldError;
-use wharf_core::facade::ErrorCode;
-use wharf_core::sampling::prefs::{Limits, Policy, PreferenceRow};
-use wharf_core::sampling::provider::ProviderConfig;
-use wharf_core::sampling::SamplingService;
-use wharf_core::secrets::{Secret, SecretError, SecretStore};
 
-use crate::commands::CommandError;
-use crate::shell::Shell;
-
-type Reply<T> = Result<T, CommandError>;
+use crate::config::edit::FieldError;
+use crate::events::NoticeCode;
+use crate::facade::command::{CommandError, Reply, Run};
+use crate::facade::session::Session;
+use crate::facade::ErrorCode;
+use crate::sampling::prefs::{Limits, Policy, PreferenceRow};
+use crate::sampling::provider::ProviderConfig;
+use crate::sampling::SamplingService;
+use crate::secrets::{Secret, SecretError, SecretStore};
 
 /// What the settings screen shows.
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
@@ -58,14 +55,20 @@ pub struct SamplingServer {
     pub definition_hash: String,
 }
 
-#[tauri::command]
-pub async fn sampling_settings(app: AppHandle, shell: State<'_, Shell>) -> Reply<SamplingSettings> {
-    settings(&app, &shell).await
+#[derive(Debug, Deserialize, ts_rs::TS)]
+#[ts(export)]
+pub struct GetSamplingSettings {}
+
+impl Run for GetSamplingSettings {
+    async fn run(self, session: &Session) -> Reply<SamplingSettings> {
+        settings(session).await
+    }
 }
 
-async fn settings(app: &AppHandle, shell: &Shell) -> Reply<SamplingSettings> {
-    let provider = shell.sampling.provider();
-    let (servers, provider_error) = match shell.current_config() {
+async fn settings(session: &Session) -> Reply<SamplingSettings> {
+    let sampling = session.sampling()?;
+    let provider = sampling.provider();
+    let (servers, provider_error) = match session.current_config() {
         Ok(config) => (
             config
                 .servers
@@ -83,7 +86,7 @@ async fn settings(app: &AppHandle, shell: &Shell) -> Reply<SamplingSettings> {
         provider_error,
         key_stored: None,
         keyring_error: None,
-        preferences: preferences(&shell.sampling).await?,
+        preferences: preferences(sampling).await?,
         backend: None,
         servers,
         provider: None,
@@ -99,7 +102,7 @@ async fn settings(app: &AppHandle, shell: &Shell) -> Reply<SamplingSettings> {
         }
     }
     out.provider = provider;
-    report_prefs_notices(app, &shell.sampling);
+    report_prefs_notices(session, sampling);
     Ok(out)
 }
 
@@ -112,7 +115,7 @@ async fn key_stored(name: String) -> Result<(bool, String), SecretError> {
 
 async fn open_store() -> Result<SecretStore, SecretError> {
     // The first open probes the session bus (up to seconds): off the async threads.
-    tauri::async_runtime::spawn_blocking(SecretStore::open)
+    tokio::task::spawn_blocking(SecretStore::open)
         .await
         .map_err(|e| SecretError::Other(format!("the keyring task failed: {e}")))?
 }
@@ -121,7 +124,7 @@ async fn open_store() -> Result<SecretStore, SecretError> {
 /// threads.
 async fn preferences(sampling: &Arc<SamplingService>) -> Reply<Vec<PreferenceRow>> {
     let sampling = sampling.clone();
-    tauri::async_runtime::spawn_blocking(move || sampling.prefs.list())
+    tokio::task::spawn_blocking(move || sampling.prefs.list())
         .await
         .map_err(|e| {
             CommandError::new(
@@ -133,48 +136,41 @@ async fn preferences(sampling: &Arc<SamplingService>) -> Reply<Vec<PreferenceRow
 
 /// Problems with the preferences file found since it was opened (set aside as corrupt by a read or a write): each
 /// once, as a notice.
-fn report_prefs_notices(app: &AppHandle, sampling: &SamplingService) {
+fn report_prefs_notices(session: &Session, sampling: &SamplingService) {
     for message in sampling.prefs.take_notices() {
         tracing::warn!("{message}");
-        crate::shell::emit_notice(
-            app,
-            wharf_core::events::NoticeCode::PreferencesSetAside,
-            message,
-        );
+        session.notice(NoticeCode::PreferencesSetAside, message);
     }
 }
 
-/// Saves the provider into mcp.json's `sampling.provider` (none removes it), atomically, every other key kept, and
-/// uses it at once. It is checked as the file's own would be: an API key in it is refused (keys go to the keyring).
-#[tauri::command]
-pub async fn save_sampling_provider(
-    app: AppHandle,
-    shell: State<'_, Shell>,
-    provider: Option<Value>,
-) -> Reply<SamplingSettings> {
-    let provider = checked_provider(provider.as_ref())?;
-    // On first run the file does not exist yet: the document holds what the user sees (the demo server).
-    let mut doc = shell.config_document()?;
-    doc.set_sampling_provider(provider.as_ref()).map_err(|e| {
-        CommandError::new(ErrorCode::Config, format!("{}: {e}", doc.path.display()))
-    })?;
-    doc.save().map_err(|e| write_error(&doc.path, &e))?;
-    match &provider {
-        Some(p) => tracing::info!(kind = ?p.kind, model = p.model, "sampling provider saved"),
-        None => tracing::info!("sampling provider removed"),
-    }
-    shell.sampling.set_provider(provider);
-    // Without a provider of its own, chat uses the sampling one.
-    match shell.current_config() {
-        Ok(config) => shell.chat.reconfigure(&config),
-        Err(e) => {
-            tracing::warn!("chat keeps its model: the configuration cannot be read again ({e})")
+/// Saves the provider into mcp.json's `sampling.provider` (none removes it), every other key kept, and uses it at
+/// once. It is checked as the file's own would be: an API key in it is refused (keys go to the keyring).
+#[derive(Debug, Deserialize, ts_rs::TS)]
+#[ts(export)]
+pub struct SaveSamplingProvider {
+    pub provider: Option<Value>,
+}
+
+impl Run for SaveSamplingProvider {
+    async fn run(self, session: &Session) -> Reply<SamplingSettings> {
+        let provider = checked_provider(self.provider.as_ref())?;
+        // Without a provider of its own, chat uses the sampling one: applying the file tells both.
+        session
+            .apply(|doc| {
+                doc.set_sampling_provider(provider.as_ref()).map_err(|e| {
+                    CommandError::new(ErrorCode::Config, format!("{}: {e}", doc.path.display()))
+                })
+            })
+            .await?;
+        match &provider {
+            Some(p) => tracing::info!(kind = ?p.kind, model = p.model, "sampling provider saved"),
+            None => tracing::info!("sampling provider removed"),
         }
+        settings(session).await
     }
-    settings(&app, &shell).await
 }
 
-/// The provider the UI sent, read as mcp.json's would be.
+/// The provider the window sent, read as mcp.json's would be.
 fn checked_provider(provider: Option<&Value>) -> Reply<Option<ProviderConfig>> {
     match provider {
         None | Some(Value::Null) => Ok(None),
@@ -192,33 +188,53 @@ fn checked_provider(provider: Option<&Value>) -> Reply<Option<ProviderConfig>> {
 }
 
 /// Stores a secret (a provider's API key) in the OS keyring, replacing the one there was. The value is never
-/// returned, logged or echoed; the UI clears its field once this answers.
-#[tauri::command]
-pub async fn set_secret(name: String, value: String) -> Reply<()> {
-    let value = Secret::new(value);
-    let store = open_store().await.map_err(keyring_error)?;
-    store
-        .set_async(name.clone(), value)
-        .await
-        .map_err(keyring_error)?;
-    tracing::info!(
-        name,
-        backend = store.backend().as_str(),
-        "secret stored from the settings"
-    );
-    Ok(())
+/// returned, logged or echoed; the window clears its field once this answers.
+#[derive(Deserialize, ts_rs::TS)]
+#[ts(export)]
+pub struct SetSecret {
+    pub name: String,
+    pub value: String,
+}
+
+impl Run for SetSecret {
+    async fn run(self, _session: &Session) -> Reply<()> {
+        let SetSecret { name, value } = self;
+        let value = Secret::new(value);
+        let store = open_store().await.map_err(keyring_error)?;
+        store
+            .set_async(name.clone(), value)
+            .await
+            .map_err(keyring_error)?;
+        tracing::info!(
+            name,
+            backend = store.backend().as_str(),
+            "secret stored from the settings"
+        );
+        Ok(())
+    }
 }
 
 /// Deletes a secret from the keyring: true when there was one.
-#[tauri::command]
-pub async fn delete_secret(name: String) -> Reply<bool> {
-    let store = open_store().await.map_err(keyring_error)?;
-    let deleted = store
-        .delete_async(name.clone())
-        .await
-        .map_err(keyring_error)?;
-    tracing::info!(name, deleted, "secret deleted from the settings");
-    Ok(deleted)
+#[derive(Debug, Deserialize, ts_rs::TS)]
+#[ts(export)]
+pub struct DeleteSecret {
+    pub name: String,
+}
+
+impl Run for DeleteSecret {
+    async fn run(self, _session: &Session) -> Reply<bool> {
+        let store = open_store().await.map_err(keyring_error)?;
+        let deleted = store
+            .delete_async(self.name.clone())
+            .await
+            .map_err(keyring_error)?;
+        tracing::info!(
+            name = self.name,
+            deleted,
+            "secret deleted from the settings"
+        );
+        Ok(deleted)
+    }
 }
 
 pub(crate) fn keyring_error(e: SecretError) -> CommandError {
@@ -227,34 +243,38 @@ pub(crate) fn keyring_error(e: SecretError) -> CommandError {
 
 /// Stores the user's choice for a server, for its current definition (a changed definition asks again). No limits
 /// means none.
-#[tauri::command]
-pub async fn set_sampling_preference(
-    app: AppHandle,
-    shell: State<'_, Shell>,
-    server: String,
-    policy: Policy,
-    limits: Option<Limits>,
-) -> Reply<Vec<PreferenceRow>> {
-    let config = shell.current_config()?;
-    let hash = config
-        .server(&server)
-        .map(wharf_core::ServerDef::definition_hash)
-        .ok_or_else(|| {
-            CommandError::new(
-                ErrorCode::UnknownServer,
-                format!("there is no server \"{server}\""),
-            )
-        })?;
-    let limits = checked_limits(limits.unwrap_or_default())?;
-    let sampling = shell.sampling.clone();
-    let name = server.clone();
-    tauri::async_runtime::spawn_blocking(move || sampling.prefs.set(&name, &hash, policy, limits))
-        .await
-        .map_err(|e| CommandError::new(ErrorCode::Internal, e.to_string()))?
-        .map_err(|e| CommandError::new(ErrorCode::Write, e.to_string()))?;
-    tracing::info!(server, ?policy, "sampling preference saved");
-    report_prefs_notices(&app, &shell.sampling);
-    preferences(&shell.sampling).await
+#[derive(Debug, Deserialize, ts_rs::TS)]
+#[ts(export)]
+pub struct SetSamplingPreference {
+    pub server: String,
+    pub policy: Policy,
+    pub limits: Option<Limits>,
+}
+
+impl Run for SetSamplingPreference {
+    async fn run(self, session: &Session) -> Reply<Vec<PreferenceRow>> {
+        let SetSamplingPreference {
+            server,
+            policy,
+            limits,
+        } = self;
+        let sampling = session.sampling()?;
+        let config = session.current_config()?;
+        let hash = config
+            .server(&server)
+            .map(crate::ServerDef::definition_hash)
+            .ok_or_else(|| CommandError::unknown_server(&server))?;
+        let limits = checked_limits(limits.unwrap_or_default())?;
+        let prefs = sampling.clone();
+        let name = server.clone();
+        tokio::task::spawn_blocking(move || prefs.prefs.set(&name, &hash, policy, limits))
+            .await
+            .map_err(|e| CommandError::new(ErrorCode::Internal, e.to_string()))?
+            .map_err(|e| CommandError::new(ErrorCode::Write, e.to_string()))?;
+        tracing::info!(server, ?policy, "sampling preference saved");
+        report_prefs_notices(session, sampling);
+        preferences(sampling).await
+    }
 }
 
 /// Model names trimmed, blanks dropped: what the settings' comma-separated field means.
@@ -275,28 +295,25 @@ fn checked_limits(mut limits: Limits) -> Reply<Limits> {
 }
 
 /// Forgets what is stored for a server, and its session allow: it is asked again.
-#[tauri::command]
-pub async fn forget_sampling_preference(
-    app: AppHandle,
-    shell: State<'_, Shell>,
-    server: String,
-) -> Reply<Vec<PreferenceRow>> {
-    let sampling = shell.sampling.clone();
-    let name = server.clone();
-    tauri::async_runtime::spawn_blocking(move || sampling.prefs.forget(&name))
-        .await
-        .map_err(|e| CommandError::new(ErrorCode::Internal, e.to_string()))?
-        .map_err(|e| CommandError::new(ErrorCode::Write, e.to_string()))?;
-    tracing::info!(server, "sampling preference forgotten");
-    report_prefs_notices(&app, &shell.sampling);
-    preferences(&shell.sampling).await
+#[derive(Debug, Deserialize, ts_rs::TS)]
+#[ts(export)]
+pub struct ForgetSamplingPreference {
+    pub server: String,
 }
 
-fn write_error(path: &std::path::Path, e: &std::io::Error) -> CommandError {
-    CommandError::new(
-        ErrorCode::Write,
-        format!("cannot write {}: {e}", path.display()),
-    )
+impl Run for ForgetSamplingPreference {
+    async fn run(self, session: &Session) -> Reply<Vec<PreferenceRow>> {
+        let sampling = session.sampling()?;
+        let prefs = sampling.clone();
+        let name = self.server.clone();
+        tokio::task::spawn_blocking(move || prefs.prefs.forget(&name))
+            .await
+            .map_err(|e| CommandError::new(ErrorCode::Internal, e.to_string()))?
+            .map_err(|e| CommandError::new(ErrorCode::Write, e.to_string()))?;
+        tracing::info!(server = self.server, "sampling preference forgotten");
+        report_prefs_notices(session, sampling);
+        preferences(sampling).await
+    }
 }
 
 #[cfg(test)]

@@ -1,11 +1,13 @@
-//! The chat adapters against a real `ChatService` on files of a temporary folder (no window, no model).
+//! Chat's part of the session against a real `ChatService` on files of a temporary folder (no window, no model).
 
 use super::*;
+use crate::approval::pin::{Pinned, ServerDefinition};
+use crate::approval::ToolCallChoice;
+use crate::conversations::{NewMessage, Role};
+use crate::facade::links::LinkError;
+use crate::facade::ErrorCode;
+use crate::ToolInfo;
 use serde_json::json;
-use wharf_core::approval::pin::{Pinned, ServerDefinition};
-use wharf_core::approval::ToolCallChoice;
-use wharf_core::conversations::{NewMessage, Role};
-use wharf_core::ToolInfo;
 
 fn config(text: &str) -> Config {
     Config::parse(std::path::Path::new("/x/mcp.json"), text, &|_| None).expect("parses")
@@ -23,7 +25,7 @@ const WITH_MODEL: &str = r#"{"servers": {}, "chat": {"provider": {"kind": "opena
 #[test]
 fn the_status_names_the_model_or_says_how_to_configure_one_and_follows_the_configuration() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let (chat, notices) = Chat::open(&config(r#"{"servers": {}}"#), &paths(&dir));
+    let (chat, notices) = SessionChat::open(&config(r#"{"servers": {}}"#), &paths(&dir));
     assert!(notices.is_empty(), "{notices:?}");
     let status = chat.status();
     assert!(!status.ready);
@@ -60,8 +62,8 @@ fn the_status_names_the_model_or_says_how_to_configure_one_and_follows_the_confi
 #[test]
 fn conversations_are_listed_searched_renamed_and_deleted_with_their_grants() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let (chat, _) = Chat::open(&config(WITH_MODEL), &paths(&dir));
-    let service = chat.service().expect("open").clone();
+    let (chat, _) = SessionChat::open(&config(WITH_MODEL), &paths(&dir));
+    let service = chat.service().expect("open");
     let id = service
         .store
         .create(Some("About ports"))
@@ -98,16 +100,16 @@ fn conversations_are_listed_searched_renamed_and_deleted_with_their_grants() {
         .approvals
         .record(&id, "s", &pinned, ToolCallChoice::AllowConversation)
         .expect("grant");
-    let stance = wharf_core::approval::ServerStance::default();
+    let stance = crate::approval::ServerStance::default();
     assert!(matches!(
         service.approvals.decide(&id, "s", stance, &pinned),
-        wharf_core::approval::Verdict::Granted(_)
+        crate::approval::Verdict::Granted(_)
     ));
     chat.delete(&id).expect("delete");
     assert!(service.store.list().expect("list").is_empty());
     assert!(matches!(
         service.approvals.decide(&id, "s", stance, &pinned),
-        wharf_core::approval::Verdict::Ask(_)
+        crate::approval::Verdict::Ask(_)
     ));
 
     let gone = chat.delete(&id).expect_err("deleted already");
@@ -117,8 +119,8 @@ fn conversations_are_listed_searched_renamed_and_deleted_with_their_grants() {
 #[test]
 fn a_kept_grant_is_revoked_and_the_rest_returned() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let (chat, _) = Chat::open(&config(WITH_MODEL), &paths(&dir));
-    let service = chat.service().expect("open").clone();
+    let (chat, _) = SessionChat::open(&config(WITH_MODEL), &paths(&dir));
+    let service = chat.service().expect("open");
     let pinned = |name: &str| {
         let tool = ToolInfo {
             name: name.into(),
@@ -154,7 +156,7 @@ fn an_unreadable_conversations_folder_makes_chat_unavailable_and_says_why() {
     let dir = tempfile::tempdir().expect("tempdir");
     // The database's folder cannot be made: a file stands where it should be.
     std::fs::write(dir.path().join("data"), "not a folder").expect("write");
-    let (chat, notices) = Chat::open(&config(WITH_MODEL), &paths(&dir));
+    let (chat, notices) = SessionChat::open(&config(WITH_MODEL), &paths(&dir));
     assert_eq!(notices.len(), 1, "{notices:?}");
     assert!(notices[0].starts_with("Chat is unavailable"), "{notices:?}");
     let status = chat.status();

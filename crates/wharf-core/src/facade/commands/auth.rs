@@ -1,18 +1,14 @@
-//! Sign-in status per HTTP server and signing out, for the server list. Thin adapters over `wharf_core::auth`,
-//! registered like the commands of `commands.rs`. Nothing here returns a token: only whether there is a sign-in,
-//! with whom, for which scopes and until when.
+//! Sign-in status per HTTP server and signing out, for the server list. Nothing here returns a token: only whether
+//! there is a sign-in, with whom, for which scopes and until when.
 
-use serde::Serialize;
-use tauri::{AppHandle, Emitter, State};
-use wharf_core::auth::{self, SignInStatus, TokenStore};
-use wharf_core::config::TransportKind;
-use wharf_core::facade::ErrorCode;
-use wharf_core::{EventSink, Host, ServerStatus};
+use serde::{Deserialize, Serialize};
 
-use crate::commands::CommandError;
-use crate::shell::{Shell, HOST_EVENT};
-
-type Reply<T> = Result<T, CommandError>;
+use crate::auth::{self, SignInStatus, TokenStore};
+use crate::config::TransportKind;
+use crate::facade::command::{CommandError, Reply, Run};
+use crate::facade::session::Session;
+use crate::facade::ErrorCode;
+use crate::{EventSink, Host, ServerStatus};
 
 /// One HTTP server's kept sign-in.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
@@ -24,23 +20,34 @@ pub struct ServerSignIn {
 }
 
 /// The kept sign-in of every configured HTTP server (stdio servers never sign in).
-#[tauri::command]
-pub async fn sign_in_status(shell: State<'_, Shell>) -> Reply<Vec<ServerSignIn>> {
-    statuses(&shell.host, &shell.tokens).await
+#[derive(Debug, Deserialize, ts_rs::TS)]
+#[ts(export)]
+pub struct SignInStatuses {}
+
+impl Run for SignInStatuses {
+    async fn run(self, session: &Session) -> Reply<Vec<ServerSignIn>> {
+        statuses(session.host(), session.tokens()).await
+    }
 }
 
-/// Forgets the server's kept sign-in (tokens and the registered client's secret, every authorization server). A
-/// running server is stopped first: its connection holds the token, and would keep using (and refreshing) it.
-/// Starting it again signs in afresh, after the consent card. True when there was a sign-in.
-#[tauri::command]
-pub async fn sign_out(shell: State<'_, Shell>, handle: AppHandle, name: String) -> Reply<bool> {
-    tracing::info!(server = name, "sign-out requested from the UI");
-    let events = EventSink::new(move |event| {
-        if let Err(e) = handle.emit(HOST_EVENT, &event) {
-            tracing::debug!("sign-out not delivered to the UI: {e}");
-        }
-    });
-    sign_out_of(&shell.host, &shell.tokens, &name, &events).await
+/// Stops the server when it runs, then forgets its kept sign-in; true when there was one.
+#[derive(Debug, Deserialize, ts_rs::TS)]
+#[ts(export)]
+pub struct SignOut {
+    pub name: String,
+}
+
+impl Run for SignOut {
+    async fn run(self, session: &Session) -> Reply<bool> {
+        tracing::info!(server = self.name, "sign-out requested");
+        sign_out_of(
+            session.host(),
+            session.tokens(),
+            &self.name,
+            session.host().events(),
+        )
+        .await
+    }
 }
 
 async fn statuses(host: &Host, tokens: &TokenStore) -> Reply<Vec<ServerSignIn>> {
@@ -67,7 +74,7 @@ async fn sign_out_of(
     events: &EventSink,
 ) -> Reply<bool> {
     let Some(summary) = host.summaries().await.into_iter().find(|s| s.name == name) else {
-        return Err(wharf_core::ConnectionError::UnknownServer(name.to_string()).into());
+        return Err(crate::ConnectionError::UnknownServer(name.to_string()).into());
     };
     if summary.transport != TransportKind::Http {
         return Err(CommandError::new(
@@ -92,8 +99,8 @@ mod tests {
 
     use std::sync::{Arc, Mutex};
 
-    use wharf_core::broker::{Broker, DeclaredCapabilities, DeclineAll};
-    use wharf_core::{Config, HostEvent, HostOptions, SignInState};
+    use crate::broker::{Broker, DeclaredCapabilities, DeclineAll};
+    use crate::{Config, HostEvent, HostOptions, SignInState};
 
     use super::*;
 
