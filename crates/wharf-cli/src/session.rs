@@ -1,7 +1,7 @@
 //! `wharf session`: a long-running host. JSON commands on stdin, one per line; replies and events on stdout, one JSON
 //! object per line, until `{"cmd":"quit"}` or EOF. The commands are wharf-core's table (`facade::dispatch`): this
-//! file only reads lines and writes replies. Each call and chat turn runs on its own task, so a slow or hung server
-//! never holds up the next command; the others are answered in the order they came.
+//! file only reads lines and writes replies. Each call, chat turn and window command runs on its own task, so a slow
+//! or hung server never holds up the next command; the session's other commands are answered in the order they came.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -13,7 +13,9 @@ use tokio::task::JoinSet;
 use wharf_core::events::NoticeCode;
 use wharf_core::facade::session::{NoDesktop, SessionChat};
 use wharf_core::facade::startup::StartupReport;
-use wharf_core::facade::{dispatch, ChatPaths, CommandError, ErrorCode, HostBuilder, SessionParts};
+use wharf_core::facade::{
+    dispatch, is_session_command, ChatPaths, CommandError, ErrorCode, HostBuilder, SessionParts,
+};
 use wharf_core::{EventSink, HostEvent};
 
 use crate::events_file::{as_notice, EventsFile};
@@ -106,7 +108,9 @@ pub async fn run(host: HostBuilder, events: EventsFile) -> Result<ExitCode, Fail
             break;
         }
         let args = Value::Object(command);
-        if matches!(name.as_str(), "call" | "chat") {
+        // A call, a chat turn and each of the window's commands run on their own; the session's other commands are
+        // answered in the order they came.
+        if matches!(name.as_str(), "call" | "chat") || !is_session_command(&name) {
             let (session, out) = (session.clone(), out.clone());
             tasks.spawn(async move {
                 let outcome = dispatch(&session, &name, args).await;

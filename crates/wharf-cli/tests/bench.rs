@@ -12,17 +12,6 @@ use std::process::{Command, Output, Stdio};
 
 use peers::*;
 
-/// Cargo builds `wharf-demo-server` beside `wharf` for the workspace's tests and builds (`make test`, `make build`).
-fn demo_server() -> PathBuf {
-    let path = wharf_bin().with_file_name("wharf-demo-server");
-    assert!(
-        path.exists(),
-        "{} is missing: cargo build -p wharf-demo (make test does)",
-        path.display()
-    );
-    path
-}
-
 /// `wharf bench ARGS` with the demo server and the peers passed explicitly (the test runs in the crate's folder).
 fn bench(args: &[&str]) -> (Output, String) {
     let out = Command::new(wharf_bin())

@@ -37,17 +37,6 @@ fn demo_model() -> Peer {
     Peer::start(cmd, "http://127.0.0.1:")
 }
 
-/// Cargo builds `wharf-demo-server` beside `wharf` for the workspace's tests and builds (`make test`, `make build`).
-fn demo_server() -> PathBuf {
-    let path = wharf_bin().with_file_name("wharf-demo-server");
-    assert!(
-        path.exists(),
-        "{} is missing: cargo build -p wharf-demo (make test does)",
-        path.display()
-    );
-    path
-}
-
 fn scratch(model: &Peer, servers: Value) -> Scratch {
     Scratch::new(json!({
         "servers": servers,

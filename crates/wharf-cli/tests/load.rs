@@ -32,16 +32,6 @@ const MAX_KILLS_EACH: u64 = 2;
 const DEADLINE: Duration = Duration::from_secs(90);
 const SEED_VAR: &str = "WHARF_LOAD_SEED";
 
-fn demo_server() -> PathBuf {
-    let path = wharf_bin().with_file_name("wharf-demo-server");
-    assert!(
-        path.exists(),
-        "{} is missing: cargo build -p wharf-demo (make test does)",
-        path.display()
-    );
-    path
-}
-
 fn server_name(i: usize) -> String {
     format!("s{i}")
 }

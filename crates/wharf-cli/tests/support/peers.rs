@@ -49,6 +49,17 @@ pub fn wharf_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_wharf"))
 }
 
+/// Cargo builds `wharf-demo-server` beside `wharf` for the workspace's tests and builds (`make test`, `make build`).
+pub fn demo_server() -> PathBuf {
+    let path = wharf_bin().with_file_name("wharf-demo-server");
+    assert!(
+        path.exists(),
+        "{} is missing: cargo build -p wharf-demo (make test does)",
+        path.display()
+    );
+    path
+}
+
 /// A scratch directory with a config file; the era cache lives inside it so tests never share state.
 pub struct Scratch {
     pub dir: tempfile::TempDir,

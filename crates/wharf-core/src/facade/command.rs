@@ -127,6 +127,12 @@ macro_rules! declare_commands {
             $(pub $name: Signature<$args, $output>,)*
         }
 
+        /// Whether `name` is one of the commands `wharf session` has always had (answered in the order they came,
+        /// as its contract says), rather than one of the window's.
+        pub fn is_session_command(name: &str) -> bool {
+            matches!(name, $(stringify!($s_name))|*)
+        }
+
         /// Runs the command `name` of a session line with `args` (the line itself: its `id` and `cmd` are ignored
         /// where the command has no use for them). The session's own names come first: where one is also a
         /// window command's name (`log_level`), the session means its own.

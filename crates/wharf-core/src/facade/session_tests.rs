@@ -90,17 +90,30 @@ async fn a_session_name_that_is_also_a_window_command_means_the_sessions_own() {
     let dir = tempfile::tempdir().expect("tempdir");
     let session = session_on(&dir, r#"{"servers": {}}"#);
     // The window's `log_level` reads a level (none for any name); the session's sets one, for a server that must exist.
-    let set = dispatch(&session, "log_level", json!({"server": "nosuch", "level": "info"}))
-        .await
-        .expect_err("the session's log_level sets a level");
+    let set = dispatch(
+        &session,
+        "log_level",
+        json!({"server": "nosuch", "level": "info"}),
+    )
+    .await
+    .expect_err("the session's log_level sets a level");
     assert_eq!(set.code, ErrorCode::Config);
     assert!(set.message.contains("nosuch"), "{set:?}");
     // Its other commands keep their contract's shapes: `servers` is the summaries, `open` the roots.
-    assert_eq!(dispatch(&session, "servers", json!({})).await.expect("servers"), json!([]));
+    assert_eq!(
+        dispatch(&session, "servers", json!({}))
+            .await
+            .expect("servers"),
+        json!([])
+    );
     let opened = dispatch(&session, "open", json!({"path": dir.path()}))
         .await
         .expect("open");
-    assert_eq!(opened["roots"].as_array().map(Vec::len), Some(1), "{opened}");
+    assert_eq!(
+        opened["roots"].as_array().map(Vec::len),
+        Some(1),
+        "{opened}"
+    );
     let missing: Value = dispatch(&session, "open", json!({}))
         .await
         .map_err(|e| json!(e.message))

@@ -39,7 +39,7 @@ pub struct SignOut {
 
 impl Run for SignOut {
     async fn run(self, session: &Session) -> Reply<bool> {
-        tracing::info!(server = self.name, "sign-out requested");
+        tracing::info!(server = self.name, "sign-out requested from the UI");
         sign_out_of(
             session.host(),
             session.tokens(),

@@ -270,7 +270,7 @@ impl Run for SubscribeResource {
     async fn run(self, session: &Session) -> Reply<Vec<String>> {
         let SubscribeResource { server, uri, on } = self;
         session.host().subscribe(&server, &uri, on).await?;
-        tracing::info!(server, uri, on, "resource subscription changed");
+        tracing::info!(server, uri, on, "resource subscription changed from the UI");
         Ok(session.host().connection(&server).await?.subscriptions())
     }
 }
@@ -289,7 +289,11 @@ impl Run for SetLogLevel {
             .host()
             .set_log_level(&self.server, &self.level)
             .await?;
-        tracing::info!(server = self.server, level = self.level, "log level set");
+        tracing::info!(
+            server = self.server,
+            level = self.level,
+            "log level set from the UI"
+        );
         Ok(())
     }
 }
@@ -319,7 +323,7 @@ pub struct ClearLogLevel {
 impl Run for ClearLogLevel {
     async fn run(self, session: &Session) -> Reply<()> {
         session.host().clear_log_level(&self.server).await?;
-        tracing::info!(server = self.server, "log level cleared");
+        tracing::info!(server = self.server, "log level cleared from the UI");
         Ok(())
     }
 }

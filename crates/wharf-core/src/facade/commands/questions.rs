@@ -73,7 +73,7 @@ pub struct ResumeElicitation {
 
 impl Run for ResumeElicitation {
     async fn run(self, session: &Session) -> Reply<bool> {
-        tracing::info!(server = self.server, "elicitation resumed");
+        tracing::info!(server = self.server, "elicitation resumed from the UI");
         Ok(session.host().services().guard.resume(&self.server))
     }
 }
@@ -81,12 +81,12 @@ impl Run for ResumeElicitation {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::Value;
-    use futures::future::BoxFuture;
-    use serde_json::json;
     use crate::broker::InputView;
     use crate::broker::{InputKind, InputRequest, UserAgent};
     use crate::elicitation::form::parse_form;
+    use futures::future::BoxFuture;
+    use serde_json::json;
+    use serde_json::Value;
 
     async fn asked(agent: &QuestionQueue, schema: Value) -> BoxFuture<'_, InputAnswer> {
         let form = parse_form(&schema).expect("a form");

@@ -31,7 +31,7 @@ pub struct RestartServer {
 
 impl Run for RestartServer {
     async fn run(self, session: &Session) -> Reply<()> {
-        tracing::info!(server = self.name, "restart requested");
+        tracing::info!(server = self.name, "restart requested from the UI");
         Ok(session.host().start(&self.name).await?)
     }
 }
@@ -44,7 +44,7 @@ pub struct StopServer {
 
 impl Run for StopServer {
     async fn run(self, session: &Session) -> Reply<()> {
-        tracing::info!(server = self.name, "stop requested");
+        tracing::info!(server = self.name, "stop requested from the UI");
         Ok(session.host().stop(&self.name).await?)
     }
 }
