@@ -6,12 +6,6 @@ include!("src/command_list.rs");
 include!("../crates/wharf-core/src/facade/command_table.rs");
 
 /// The names of the window's own commands, then of wharf-core's window commands.
-macro_rules! app_names_then_table {
-    ($($app:ident : $app_args:ty => $app_output:ty),* $(,)?) => {
-        command_table!(command_names, app: [$($app),*])
-    };
-}
-
 macro_rules! command_names {
     (
         app: [$($app:ident),*]
@@ -24,7 +18,7 @@ macro_rules! command_names {
 
 /// Every command the webview may call. Listing them here makes tauri-build generate one `allow-<command>` permission
 /// per command, so a capability file must grant each one explicitly (nothing is reachable by default).
-const COMMANDS: &[&str] = app_commands!(app_names_then_table);
+const COMMANDS: &[&str] = all_commands!(command_names);
 
 fn main() {
     let dist = Path::new("../ui/dist");

@@ -6,14 +6,30 @@
 // invoke. The capability file must grant each one; a test says when it does not. Plain comments only: `build.rs`
 // includes this file as it is.
 
-/// Expands `$then! { name: Arguments => Result, ... }` over every command of the window's own.
+/// Expands `$then! { name: Arguments => Result, ... }` over every command of the window's own (after `TOKENS`, when
+/// called as `app_commands!(then, TOKENS)`).
 macro_rules! app_commands {
-    ($then:ident) => {
+    ($then:ident $(, $($before:tt)*)?) => {
         $then! {
+            $($($before)*)?
             get_ui_state: GetUiState => UiState,
             set_selected_server: SetSelectedServer => (),
             smoke_rendered: SmokeRendered => (),
         }
+    };
+}
+
+/// Expands `$then! { app: [name, ...] window: [...], session: [...] }`: the names of the window's own commands, then
+/// wharf-core's table. `command_table!` must be in scope where this is used.
+macro_rules! all_commands {
+    ($then:ident) => {
+        app_commands!(app_names_before_table, $then)
+    };
+}
+
+macro_rules! app_names_before_table {
+    ($then:ident $($app:ident : $app_args:ty => $app_output:ty),* $(,)?) => {
+        command_table!($then, app: [$($app),*])
     };
 }
 

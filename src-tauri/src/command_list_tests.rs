@@ -2,11 +2,7 @@
 
 use std::path::Path;
 
-macro_rules! app_names_then_table {
-    ($($app:ident : $app_args:ty => $app_output:ty),* $(,)?) => {
-        wharf_core::command_table!(command_names, app: [$($app),*])
-    };
-}
+use wharf_core::command_table;
 
 macro_rules! command_names {
     (
@@ -18,7 +14,7 @@ macro_rules! command_names {
     };
 }
 
-const COMMANDS: &[&str] = app_commands!(app_names_then_table);
+const COMMANDS: &[&str] = all_commands!(command_names);
 
 fn repo_file(path: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use tauri::{AppHandle, Emitter, Manager, RunEvent};
 use wharf_core::auth::TokenStore;
+use wharf_core::command_table;
 use wharf_core::events::NoticeCode;
 use wharf_core::facade::session::{provider_of, SessionChat};
 use wharf_core::facade::startup::{Startup, StartupReport};
@@ -23,12 +24,6 @@ use wharf_core::{Config, EventSink, HostEvent};
 use crate::shell::{emit_notice, open_folder, Shell, HOST_EVENT};
 
 /// The invoke handler of every command: the window's own (`command_list`), then wharf-core's window commands.
-macro_rules! handler_with_table {
-    ($($app:ident : $app_args:ty => $app_output:ty),* $(,)?) => {
-        wharf_core::command_table!(invoke_handler, app: [$($app),*])
-    };
-}
-
 macro_rules! invoke_handler {
     (
         app: [$($app:ident),*]
@@ -73,7 +68,7 @@ pub fn run(
             }
             crate::window::focus(app);
         }))
-        .invoke_handler(app_commands!(handler_with_table))
+        .invoke_handler(all_commands!(invoke_handler))
         .setup(move |app| {
             let handle = app.handle().clone();
             let questions = SharedQueue::default();
