@@ -5,18 +5,7 @@ use std::path::Path;
 include!("src/command_list.rs");
 include!("../crates/wharf-core/src/facade/command_table.rs");
 
-/// The names of the window's own commands, then of wharf-core's window commands.
-macro_rules! command_names {
-    (
-        app: [$($app:ident),*]
-        window: [$($name:ident : $args:ty => $output:ty),* $(,)?],
-        session: [$($session:tt)*] $(,)?
-    ) => {
-        &[$(stringify!($app),)* $(stringify!($name),)*]
-    };
-}
-
-/// Every command the webview may call. Listing them here makes tauri-build generate one `allow-<command>` permission
+/// Every command the webview may call (the window's own, then wharf-core's). Listing them here makes tauri-build generate one `allow-<command>` permission
 /// per command, so a capability file must grant each one explicitly (nothing is reachable by default).
 const COMMANDS: &[&str] = all_commands!(command_names);
 

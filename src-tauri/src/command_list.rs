@@ -33,6 +33,18 @@ macro_rules! app_names_before_table {
     };
 }
 
+/// Every command's name, the window's own first: `all_commands!(command_names)`.
+#[allow(unused_macros)]
+macro_rules! command_names {
+    (
+        app: [$($app:ident),*]
+        window: [$($name:ident : $args:ty => $output:ty),* $(,)?],
+        session: [$($session:tt)*] $(,)?
+    ) => {
+        &[$(stringify!($app),)* $(stringify!($name),)*]
+    };
+}
+
 #[cfg(test)]
 #[path = "command_list_tests.rs"]
 mod tests;

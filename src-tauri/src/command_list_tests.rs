@@ -4,16 +4,6 @@ use std::path::Path;
 
 use wharf_core::command_table;
 
-macro_rules! command_names {
-    (
-        app: [$($app:ident),*]
-        window: [$($name:ident : $args:ty => $output:ty),* $(,)?],
-        session: [$($session:tt)*] $(,)?
-    ) => {
-        &[$(stringify!($app),)* $(stringify!($name),)*]
-    };
-}
-
 const COMMANDS: &[&str] = all_commands!(command_names);
 
 fn repo_file(path: &str) -> std::path::PathBuf {

@@ -172,6 +172,11 @@ impl Session {
         })
     }
 
+    /// The server's tools as it lists them now (starting it if it is stopped).
+    pub async fn tools(&self, server: &str) -> Reply<Vec<crate::ToolInfo>> {
+        Ok(self.host.connection(server).await?.list_tools().await?)
+    }
+
     /// The configuration as a document to edit. On first run the file does not exist yet: it starts with the demo
     /// server the user has been looking at.
     pub fn config_document(&self) -> Result<ConfigDocument, ConfigError> {

@@ -68,12 +68,7 @@ pub struct ListTools {
 
 impl Run for ListTools {
     async fn run(self, session: &Session) -> Reply<Vec<ListedTool>> {
-        let tools = session
-            .host()
-            .connection(&self.server)
-            .await?
-            .list_tools()
-            .await?;
+        let tools = session.tools(&self.server).await?;
         Ok(tools.into_iter().map(ListedTool::from).collect())
     }
 }

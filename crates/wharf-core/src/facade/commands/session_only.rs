@@ -47,12 +47,7 @@ pub struct SessionTools {
 
 impl Run for SessionTools {
     async fn run(self, session: &Session) -> Reply<Vec<ToolInfo>> {
-        Ok(session
-            .host()
-            .connection(&self.server)
-            .await?
-            .list_tools()
-            .await?)
+        session.tools(&self.server).await
     }
 }
 

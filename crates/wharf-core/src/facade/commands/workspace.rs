@@ -254,12 +254,7 @@ pub struct ToolPathParams {
 
 impl Run for ToolPathParams {
     async fn run(self, session: &Session) -> Reply<Vec<PathParam>> {
-        let tools = session
-            .host()
-            .connection(&self.server)
-            .await?
-            .list_tools()
-            .await?;
+        let tools = session.tools(&self.server).await?;
         let info = tools.iter().find(|t| t.name == self.tool).ok_or_else(|| {
             CommandError::new(
                 ErrorCode::UnknownTool,
