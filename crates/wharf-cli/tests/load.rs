@@ -13,7 +13,6 @@ mod peers;
 mod seeded;
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use peers::*;
