@@ -7,7 +7,6 @@
 #[path = "support/peers.rs"]
 mod peers;
 
-use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 use peers::*;
