@@ -8,9 +8,7 @@ use serde_json::{json, Value};
 use wharf_core::config::Config;
 use wharf_core::facade::chat::chat_settings;
 use wharf_core::facade::chat_model::{provider_models, DEMO_MODEL_LIMITS, LIST_TIMEOUT};
-use wharf_core::sampling::provider::models::{
-    detect_local, tool_support, KNOWN_RUNTIMES, PROBE_TIMEOUT,
-};
+use wharf_core::model::{detect_local, tool_support, KNOWN_RUNTIMES, PROBE_TIMEOUT};
 
 use crate::{output, Failure};
 

@@ -180,7 +180,7 @@ pub struct Config {
     pub path: PathBuf,
     pub servers: Vec<ServerDef>,
     /// `sampling.provider`: the LLM that answers servers' sampling requests; `Err` says why it cannot be used.
-    pub sampling_provider: Option<Result<crate::sampling::provider::ProviderConfig, String>>,
+    pub sampling_provider: Option<Result<crate::model::ProviderConfig, String>>,
     /// `chat`: the model a conversation talks to, and how far one turn may go.
     pub chat: ChatConfig,
     /// Non-fatal problems (unknown keys) to show the user.
@@ -288,7 +288,7 @@ impl Config {
             .get("sampling")
             .and_then(|sampling| sampling.get("provider"))
             .map(|provider| {
-                crate::sampling::provider::ProviderConfig::from_json(provider)
+                crate::model::ProviderConfig::from_json(provider)
                     .map_err(|e| format!("{}: sampling.provider: {e}", path.display()))
             });
         config.chat = chat::parse(root.get("chat"), path, &mut config.warnings);
@@ -380,9 +380,7 @@ impl Config {
     }
 
     /// The model chat talks to: `chat.provider`, else the sampling provider.
-    pub fn chat_provider(
-        &self,
-    ) -> Option<&Result<crate::sampling::provider::ProviderConfig, String>> {
+    pub fn chat_provider(&self) -> Option<&Result<crate::model::ProviderConfig, String>> {
         self.chat
             .provider
             .as_ref()

@@ -21,6 +21,7 @@ pub mod facade;
 pub mod fsutil;
 pub mod host;
 pub mod login_env;
+pub mod model;
 pub mod process;
 pub mod raw_message;
 pub mod redact;

@@ -9,22 +9,23 @@
 //!         -> the reply goes back; a refusal is the spec's error (legacy: -1; modern: the retry is not sent)
 //! ```
 
+mod choice;
 pub mod prefs;
 pub mod view;
 
 pub use view::{SamplingStage, SamplingView};
-pub mod provider;
 
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::{Mutex, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use crate::broker::{AnswerAction, Broker, InputAnswer, InputKind, InputRequest, InputView};
 use crate::events::{EventSink, HostEvent, NoticeCode};
+use crate::model::{Completion, Keyring, ModelOpener, ProviderConfig, ProviderError};
+use choice::choose_model;
 use prefs::{Decision, Limits, Policy, SamplingPrefs};
-use provider::{ProviderConfig, ProviderError};
 
 /// More sampling requests than this from one server in a minute are refused with a notice: no dialog storm, no bill.
 pub const FLOOD_LIMIT: usize = 20;
@@ -57,10 +58,12 @@ impl SamplingError {
     }
 }
 
-/// The host's sampling state: the user's preferences, the configured provider, the keyring, and the flood guard.
+/// The host's sampling state: the user's preferences, the configured provider, where its model comes from (the
+/// keyring's key), and the flood guard.
 pub struct SamplingService {
     pub prefs: SamplingPrefs,
     provider: RwLock<Option<ProviderConfig>>,
+    models: Arc<dyn ModelOpener>,
     told_deprecated: Mutex<HashSet<String>>,
     recent: Mutex<HashMap<String, VecDeque<Instant>>>,
 }
@@ -90,9 +93,16 @@ impl SamplingService {
         SamplingService {
             prefs,
             provider: RwLock::new(provider),
+            models: Arc::new(Keyring),
             told_deprecated: Mutex::default(),
             recent: Mutex::default(),
         }
+    }
+
+    /// The same service with its provider's model opened by `models` rather than with the keyring's key.
+    pub fn with_models(mut self, models: Arc<dyn ModelOpener>) -> Self {
+        self.models = models;
+        self
     }
 
     pub fn provider(&self) -> Option<ProviderConfig> {
@@ -236,7 +246,7 @@ pub async fn sample(s: Sampling<'_>) -> Result<Value, SamplingError> {
     } else {
         limits.models.clone()
     };
-    let model = provider::choose_model(s.params.get("modelPreferences"), &allowed, &provider.model);
+    let model = choose_model(s.params.get("modelPreferences"), &allowed, &provider.model);
     let max_tokens = limits
         .max_tokens
         .map_or(requested_max, |cap| cap.min(requested_max));
@@ -260,7 +270,7 @@ pub async fn sample(s: Sampling<'_>) -> Result<Value, SamplingError> {
         }
     }
     outcome.update_prompt(&params);
-    let reply = complete(&s, &provider, &params, &model, max_tokens).await;
+    let reply = complete(&s, &service, &provider, &params, &model, max_tokens).await;
     let mut reply = match reply {
         Ok(reply) => reply,
         Err(e) => {
@@ -366,32 +376,34 @@ fn apply_reply_edit(reply: &mut Value, edit: Option<&Value>) {
 
 async fn complete(
     s: &Sampling<'_>,
+    service: &SamplingService,
     provider: &ProviderConfig,
     params: &Value,
     model: &str,
     max_tokens: u32,
 ) -> Result<Value, SamplingError> {
-    let key = provider::api_key(provider)
+    let opened = service
+        .models
+        .open(provider)
         .await
         .map_err(|e| SamplingError::Failed(e.to_string()))?;
-    let key = key.map(crate::secrets::Secret::into_inner);
-    provider::complete(
-        provider,
-        key.as_deref(),
+    let completion = Completion {
         params,
         model,
         max_tokens,
-        PROVIDER_TIMEOUT,
-    )
-    .await
-    .map_err(|e: ProviderError| {
-        let message = e.user_message();
-        notice(s, NoticeCode::ProviderError, message.clone());
-        match e {
-            ProviderError::InvalidParams(_) => SamplingError::Invalid(message),
-            _ => SamplingError::Failed(message),
-        }
-    })
+        timeout: PROVIDER_TIMEOUT,
+    };
+    opened
+        .complete(&completion)
+        .await
+        .map_err(|e: ProviderError| {
+            let message = e.user_message();
+            notice(s, NoticeCode::ProviderError, message.clone());
+            match e {
+                ProviderError::InvalidParams(_) => SamplingError::Invalid(message),
+                _ => SamplingError::Failed(message),
+            }
+        })
 }
 
 /// What the user was shown, reported once with the answer (docs/cli.md's `sampling` event).

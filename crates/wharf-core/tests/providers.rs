@@ -1,4 +1,4 @@
-//! The sampling provider clients against fake OpenAI-compatible and Anthropic servers on loopback: the exact request
+//! The models' sampling completions against fake OpenAI-compatible and Anthropic servers on loopback: the exact request
 //! Wharf sends, the mapping of recorded answers (`tests/fixtures/providers/`), and every error a provider can cause.
 //! The key used here must never show up in any error, whatever the provider echoes.
 
@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use fake_provider::{FakeProvider, Reply};
 use serde_json::{json, Value};
-use wharf_core::sampling::provider::{complete, ProviderConfig, ProviderError, ProviderKind};
+use wharf_core::model::{model_for, Completion, ProviderConfig, ProviderError, ProviderKind};
 
 /// The key the tests send; `openai_401.json` and `openai_500_echoes_key.json` echo it, as real providers do.
 const KEY: &str = "sk-wharf-test-KEY-0123456789";
@@ -26,6 +26,24 @@ fn config(kind: ProviderKind, base_url: &str) -> ProviderConfig {
         api_key_secret: Some("llm".into()),
         models: Vec::new(),
     }
+}
+
+/// `params` completed by `config`'s model, reached with `key`.
+async fn complete(
+    config: &ProviderConfig,
+    key: Option<&str>,
+    params: &Value,
+    model: &str,
+    max_tokens: u32,
+    timeout: Duration,
+) -> Result<Value, ProviderError> {
+    let completion = Completion {
+        params,
+        model,
+        max_tokens,
+        timeout,
+    };
+    model_for(config, key).complete(&completion).await
 }
 
 /// A request with everything the mapping has to carry: system prompt, text, an image, stop sequences, a tool.

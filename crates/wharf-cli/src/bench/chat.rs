@@ -19,12 +19,10 @@ use serde_json::{json, Map};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio_util::sync::CancellationToken;
 use wharf_core::broker::{Broker, DeclaredCapabilities, DeclineAll};
-use wharf_core::chat::request::{self, RequestOptions, TurnMessage};
-use wharf_core::chat::stream::Delta;
 use wharf_core::chat::tools::ModelTools;
 use wharf_core::chat::turn::{system_prompt, TurnRequest};
 use wharf_core::facade::{ChatPaths, ChatService};
-use wharf_core::sampling::provider::stream_reply;
+use wharf_core::model::{model_for, ChatRequest, Delta, TurnMessage};
 use wharf_core::{Config, EventSink, Host, HostEvent, HostOptions};
 
 use super::servers::require;
@@ -180,28 +178,31 @@ async fn measure(args: &ChatArgs, dir: &std::path::Path) -> Result<String, Bench
     }
     let tools = ModelTools::new(lists);
     let system = system_prompt(&[]);
-    let body = request::openai(
-        RequestOptions {
-            model: &settings.provider.model,
-            system: Some(&system),
-            max_tokens: settings.max_tokens,
-        },
-        &[TurnMessage::User("hi".into())],
-        &tools,
-    );
+    let specs = tools.specs();
+    let messages = [TurnMessage::User("hi".into())];
+    let request = ChatRequest {
+        model: &settings.provider.model,
+        system: Some(&system),
+        max_tokens: settings.max_tokens,
+        messages: &messages,
+        tools: &specs,
+    };
+    let model = model_for(&settings.provider, None);
     let (mut direct, mut wharf) = (Vec::new(), Vec::new());
     for repeat in 1..=args.repeat {
         eprintln!("bench: repeat {repeat} of {}", args.repeat);
         for _ in 0..args.turns {
             let started = Instant::now();
             let mut first = None;
-            stream_reply(&settings.provider, None, &body, settings.limits, |delta| {
+            let mut on_delta = |delta| {
                 if let Delta::Text(_) = delta {
                     first.get_or_insert_with(Instant::now);
                 }
-            })
-            .await
-            .map_err(|e| BenchError::Setup(format!("direct: {e}")))?;
+            };
+            model
+                .stream(&request, settings.limits, &mut on_delta)
+                .await
+                .map_err(|e| BenchError::Setup(format!("direct: {e}")))?;
             let whole = started.elapsed();
             direct.push(Sample {
                 first: first.map_or(whole, |f| f - started),

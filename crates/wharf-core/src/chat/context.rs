@@ -9,7 +9,7 @@
 
 use serde::Serialize;
 
-use super::request::TurnMessage;
+use crate::model::{ModelImage, TurnMessage};
 
 /// Characters a token stands for, roughly, in English text and JSON.
 const CHARS_PER_TOKEN: usize = 4;
@@ -161,7 +161,7 @@ pub fn fit(fixed: usize, messages: &mut [TurnMessage], window: u64) -> Fitted {
 /// Said in a result whose images a request leaves out.
 const IMAGES_LEFT_OUT: &str = "\n[its images were left out by Wharf to fit the model's window]";
 
-fn images_of(message: &TurnMessage) -> &[super::request::ModelImage] {
+fn images_of(message: &TurnMessage) -> &[ModelImage] {
     match message {
         TurnMessage::ToolResult { images, .. } => images,
         _ => &[],
@@ -185,7 +185,7 @@ mod tests {
     }
 
     fn with_images(id: &str, content: String, images: usize) -> TurnMessage {
-        let image = super::super::request::ModelImage {
+        let image = ModelImage {
             mime_type: "image/png".into(),
             data: "iVBORw0KGgo=".into(),
         };

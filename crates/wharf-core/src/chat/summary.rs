@@ -10,13 +10,10 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::request::{RequestOptions, TurnMessage};
-use super::stream::Usage;
-use super::tools::ModelTools;
 use super::turn::{TurnContext, TurnError};
 use crate::conversations::{NewMessage, Role, StoredMessage};
 use crate::display_text::one_line;
-use crate::sampling::provider::{self, ProviderKind};
+use crate::model::{ChatRequest, TurnMessage, Usage};
 
 /// What the model is asked, before the transcript.
 const ASK: &str = "Summarize the conversation below so that it can go on in a new conversation without it. Keep \
@@ -55,24 +52,19 @@ pub async fn summarize(
     // Messages stored before chat masked secrets may still hold them: masked again on their way to the model.
     let text = transcript(&stored, usize::try_from(budget).unwrap_or(usize::MAX));
     let text = cx.redactor.redact_secrets(&text);
-    let key = provider::api_key(&cx.settings.provider)
-        .await?
-        .map(crate::secrets::Secret::into_inner);
+    let model = cx.models.open(&cx.settings.provider).await?;
     let settings = cx.settings;
-    let options = RequestOptions {
+    let messages = [TurnMessage::User(format!("{ASK}\n\n{text}"))];
+    let request = ChatRequest {
         model: &settings.provider.model,
         system: Some("You write summaries of conversations."),
         max_tokens: settings.max_tokens,
+        messages: &messages,
+        tools: &[],
     };
-    let messages = [TurnMessage::User(format!("{ASK}\n\n{text}"))];
-    let body = match settings.provider.kind {
-        ProviderKind::Openai => super::request::openai(options, &messages, &ModelTools::default()),
-        ProviderKind::Anthropic => {
-            super::request::anthropic(options, &messages, &ModelTools::default())
-        }
-    };
+    let mut ignore = |_| {};
     let reply = tokio::select! {
-        reply = provider::stream_reply(&settings.provider, key.as_deref(), &body, settings.limits, |_| {}) => reply,
+        reply = model.stream(&request, settings.limits, &mut ignore) => reply,
         _ = cancel.cancelled() => return Err(TurnError::SummaryStopped),
     }
     .map_err(|e| TurnError::Summary(cx.redactor.redact_secrets(&e.user_message()).into_owned()))?;

@@ -16,6 +16,7 @@ use sha2::{Digest, Sha256};
 
 use crate::connection::ToolInfo;
 use crate::display_text::one_line;
+use crate::model::ToolSpec;
 
 /// The longest name the providers take.
 pub const MAX_NAME_CHARS: usize = 64;
@@ -135,6 +136,28 @@ impl ModelTools {
 
     pub fn iter(&self) -> impl Iterator<Item = &ModelTool> {
         self.by_name.values()
+    }
+
+    /// The tools as a request offers them, each described with the server it is on: the model should know whose
+    /// tool it calls.
+    pub fn specs(&self) -> Vec<ToolSpec<'_>> {
+        self.iter()
+            .map(|t| {
+                let what = t
+                    .tool
+                    .description
+                    .as_deref()
+                    .or(t.tool.title.as_deref())
+                    .unwrap_or("");
+                ToolSpec {
+                    name: &t.name,
+                    description: format!("[server: {}] {what}", t.server)
+                        .trim_end()
+                        .to_string(),
+                    input_schema: &t.tool.input_schema,
+                }
+            })
+            .collect()
     }
 
     pub fn len(&self) -> usize {

@@ -12,8 +12,6 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::approve::CallDecision;
-use super::request::{RequestOptions, TurnMessage};
-use super::stream::{Delta, StopReason, Usage};
 use super::tools::{ModelTools, ToolsLeftOut};
 use crate::approval::{Approvals, GrantKind};
 use crate::config::ServerDef;
@@ -22,7 +20,10 @@ use crate::conversations::{ConversationError, ConversationStore, NewMessage, Rol
 use crate::display_text::one_line;
 use crate::events::{EventSink, HostEvent, NoticeCode};
 use crate::host::Host;
-use crate::sampling::provider::{self, ProviderConfig, ProviderKind};
+use crate::model::{
+    ApiKeyError, ChatRequest, Delta, Model, ModelOpener, ProviderConfig, Reply, ReplyLimits,
+    StopReason, ToolCall, TurnMessage, Usage,
+};
 
 mod calls;
 pub mod history;
@@ -45,7 +46,7 @@ pub struct ChatSettings {
     pub max_steps: u32,
     pub max_tokens: u32,
     /// How long a reply may take: without growing, and in all.
-    pub limits: provider::ReplyLimits,
+    pub limits: ReplyLimits,
     /// The model's context window, in tokens.
     pub context_tokens: u32,
     /// The model is given the images of tool results.
@@ -56,7 +57,8 @@ pub struct ChatSettings {
     pub demo: bool,
 }
 
-/// What a turn works with: the host's servers, the approval engine, the stored conversations.
+/// What a turn works with: the host's servers, the approval engine, the stored conversations, where the model
+/// comes from.
 pub struct TurnContext<'a> {
     pub host: &'a Host,
     pub approvals: &'a Approvals,
@@ -64,6 +66,8 @@ pub struct TurnContext<'a> {
     pub running: &'a RunningConversations,
     pub events: &'a EventSink,
     pub settings: &'a ChatSettings,
+    /// Opens the model of `settings.provider` (with its key from the keyring, outside tests).
+    pub models: &'a dyn ModelOpener,
     /// Masks the configuration's secrets and every key the process knows in what a server or the model wrote,
     /// before it is shown, stored or sent on.
     pub redactor: &'a crate::redact::Redactor,
@@ -75,7 +79,7 @@ pub enum TurnError {
     #[error("{0}")]
     Conversation(#[from] ConversationError),
     #[error("{0}")]
-    ApiKey(#[from] provider::ApiKeyError),
+    ApiKey(#[from] ApiKeyError),
     #[error("the message is empty")]
     EmptyMessage,
     #[error("{0}")]
@@ -245,9 +249,7 @@ pub async fn run_turn(
     }
     // Read before anything is stored: an attachment that cannot be read stops the message, as a failed send.
     let (sent, chips) = super::attach::compose(cx.host, message, attachments).await?;
-    let key = provider::api_key(&cx.settings.provider)
-        .await?
-        .map(crate::secrets::Secret::into_inner);
+    let model = cx.models.open(&cx.settings.provider).await?;
     let conversation = match conversation {
         Some(existing) => cx.store.summary(existing)?.id,
         None => {
@@ -294,7 +296,7 @@ pub async fn run_turn(
     let turn = Turn {
         cx,
         conversation: &conversation,
-        key: key.as_deref(),
+        model: model.as_ref(),
         cancel,
         known: if known.is_empty() {
             // The conversation's first turn: every tool is as new as every other.
@@ -340,7 +342,7 @@ async fn gather_tools(
 struct Turn<'a> {
     cx: &'a TurnContext<'a>,
     conversation: &'a str,
-    key: Option<&'a str>,
+    model: &'a dyn Model,
     cancel: &'a CancellationToken,
     /// The tools offered earlier in the conversation: one not among them is marked new on its card.
     known: HashSet<(String, String)>,
@@ -486,7 +488,7 @@ impl Turn<'_> {
     /// Gives each call of a reply the conversation's next id, before the reply is stored or any call is shown: a
     /// provider's ids may repeat within a reply or across replies, or be missing, and a result matched by one of
     /// those could reach the model as another call's.
-    fn own_call_ids(&mut self, calls: &mut [super::stream::ToolCall]) {
+    fn own_call_ids(&mut self, calls: &mut [ToolCall]) {
         for call in calls {
             call.id = history::call_id_for(self.next_call);
             self.next_call = self.next_call.saturating_add(1);
@@ -516,14 +518,13 @@ impl Turn<'_> {
 
     async fn reply(&self, system: &str, messages: &[TurnMessage], tools: &ModelTools) -> Streamed {
         let settings = self.cx.settings;
-        let options = RequestOptions {
+        let tools = tools.specs();
+        let request = ChatRequest {
             model: &settings.provider.model,
             system: Some(system),
             max_tokens: settings.max_tokens,
-        };
-        let body = match settings.provider.kind {
-            ProviderKind::Openai => super::request::openai(options, messages, tools),
-            ProviderKind::Anthropic => super::request::anthropic(options, messages, tools),
+            messages,
+            tools: &tools,
         };
         let mut shown = String::new();
         let events = self.cx.events;
@@ -539,12 +540,13 @@ impl Turn<'_> {
                 });
             }
         };
+        let mut on_delta = |delta| {
+            if let Delta::Text(text) = delta {
+                emit(masking.push(&text), &mut shown);
+            }
+        };
         let streamed = tokio::select! {
-            reply = provider::stream_reply(&settings.provider, self.key, &body, settings.limits, |delta| {
-                if let Delta::Text(text) = delta {
-                    emit(masking.push(&text), &mut shown);
-                }
-            }) => Some(reply),
+            reply = self.model.stream(&request, settings.limits, &mut on_delta) => Some(reply),
             _ = self.cancel.cancelled() => None,
         };
         emit(masking.finish(), &mut shown);
@@ -567,7 +569,7 @@ impl Turn<'_> {
 }
 
 enum Streamed {
-    Reply(super::stream::Reply),
+    Reply(Reply),
     /// Stopped by the user: the text shown so far.
     Cancelled(String),
     /// The provider failed (or the reply broke a limit): the text shown so far, and what to tell the user.

@@ -6,9 +6,9 @@
 use rmcp::model::JsonObject;
 use serde_json::Value;
 
-use super::stream::ToolCall;
 use super::tools::{ModelTool, ModelTools};
 use crate::display_text::one_line;
+use crate::model::ToolCall;
 
 /// Schema problems named to the model at most; the count says how many more there were.
 const MAX_PROBLEMS: usize = 5;

@@ -6,7 +6,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use crate::approval::card::{ServerStance, ToolApproval};
-use crate::sampling::provider::ProviderConfig;
+use crate::model::ProviderConfig;
 
 /// Steps one turn may take (model replies with tool calls) when `chat.maxSteps` does not say.
 pub const DEFAULT_MAX_STEPS: u32 = 25;
@@ -54,12 +54,11 @@ pub struct ChatConfig {
 }
 
 impl ChatConfig {
-    /// Whether a model of `kind` is given images: what `chat.images` says, else yes for Anthropic's models (all of
-    /// them read images) and no for an OpenAI-compatible server, where many local models take text only and fail
-    /// the whole request on an image.
-    pub fn images_for(&self, kind: crate::sampling::provider::ProviderKind) -> bool {
+    /// Whether `provider`'s model is given images: what `chat.images` says, else what its kind of provider suggests
+    /// (see `ProviderConfig::reads_images_by_default`).
+    pub fn images_for(&self, provider: &ProviderConfig) -> bool {
         self.images
-            .unwrap_or(kind == crate::sampling::provider::ProviderKind::Anthropic)
+            .unwrap_or_else(|| provider.reads_images_by_default())
     }
 }
 

@@ -295,7 +295,7 @@ impl ConfigDocument {
     /// nothing else is left in it.
     pub fn set_sampling_provider(
         &mut self,
-        provider: Option<&crate::sampling::provider::ProviderConfig>,
+        provider: Option<&crate::model::ProviderConfig>,
     ) -> Result<(), EditError> {
         let sampling = match self.root.get("sampling") {
             None => None,

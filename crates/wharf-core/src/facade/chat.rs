@@ -15,7 +15,7 @@ use crate::config::Config;
 use crate::conversations::{ConversationError, ConversationStore};
 use crate::facade::ErrorCode;
 use crate::host::Host;
-use crate::sampling::provider::{ProviderConfig, ProviderKind};
+use crate::model::{Keyring, ProviderConfig, ReplyLimits};
 
 /// Why chat cannot run.
 #[derive(Debug, thiserror::Error)]
@@ -68,13 +68,7 @@ pub fn chat_settings_with(config: &Config, demo: Option<&str>) -> Result<ChatSet
     match config.chat_provider() {
         None => match demo.filter(|url| url.starts_with("http://127.0.0.1:")) {
             Some(url) => Ok(ChatSettings {
-                provider: ProviderConfig {
-                    kind: ProviderKind::Openai,
-                    base_url: url.trim_end_matches('/').to_string(),
-                    model: DEMO_MODEL_ID.to_string(),
-                    api_key_secret: None,
-                    models: Vec::new(),
-                },
+                provider: ProviderConfig::openai_compatible(url, DEMO_MODEL_ID),
                 max_steps: config.chat.max_steps,
                 max_tokens: DEFAULT_MAX_TOKENS,
                 limits: reply_limits(&config.chat),
@@ -94,7 +88,7 @@ pub fn chat_settings_with(config: &Config, demo: Option<&str>) -> Result<ChatSet
             max_tokens: DEFAULT_MAX_TOKENS,
             limits: reply_limits(&config.chat),
             context_tokens: config.chat.context_tokens,
-            images: config.chat.images_for(provider.kind),
+            images: config.chat.images_for(provider),
             tools: config.chat.tools,
             demo: false,
         }),
@@ -102,8 +96,8 @@ pub fn chat_settings_with(config: &Config, demo: Option<&str>) -> Result<ChatSet
 }
 
 /// How long a reply may take, as `chat.idleSeconds` and `chat.replySeconds` say.
-fn reply_limits(chat: &crate::config::ChatConfig) -> crate::sampling::provider::ReplyLimits {
-    crate::sampling::provider::ReplyLimits {
+fn reply_limits(chat: &crate::config::ChatConfig) -> ReplyLimits {
+    ReplyLimits {
         idle: std::time::Duration::from_secs(chat.idle_seconds),
         whole: std::time::Duration::from_secs(chat.reply_seconds),
     }
@@ -214,6 +208,7 @@ impl ChatService {
             running: &self.running,
             events: host.events(),
             settings,
+            models: &Keyring,
             redactor: &self.redactor,
         }
     }

@@ -11,11 +11,10 @@ use crate::chat::turn::ChatSettings;
 use crate::config::edit::ConfigDocument;
 use crate::display_text::one_line;
 use crate::facade::ErrorCode;
-use crate::sampling::provider::models::{
-    detect_local, list_models, tool_support, LocalRuntime, ToolSupport, KNOWN_RUNTIMES,
+use crate::model::{
+    detect_local, tool_support, LocalRuntime, ProviderConfig, ToolSupport, KNOWN_RUNTIMES,
     PROBE_TIMEOUT,
 };
-use crate::sampling::provider::{api_key, ProviderConfig};
 
 /// How long a provider may take to list its models.
 pub const LIST_TIMEOUT: Duration = Duration::from_secs(15);
@@ -81,11 +80,11 @@ pub async fn provider_models(
     provider: &ProviderConfig,
     timeout: Duration,
 ) -> Result<Vec<String>, String> {
-    let key = api_key(provider)
+    let model = crate::model::open(provider)
         .await
-        .map_err(|e| e.to_string())?
-        .map(crate::secrets::Secret::into_inner);
-    list_models(provider, key.as_deref(), timeout)
+        .map_err(|e| e.to_string())?;
+    model
+        .list_models(timeout)
         .await
         .map_err(|e| e.user_message())
 }

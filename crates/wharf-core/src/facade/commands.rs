@@ -36,8 +36,8 @@ pub mod prelude {
     pub use crate::facade::session::ChatStatus;
     pub use crate::facade::startup::StartupReport;
     pub use crate::host::ServerSummary;
+    pub use crate::model::LocalRuntime;
     pub use crate::sampling::prefs::PreferenceRow;
-    pub use crate::sampling::provider::models::LocalRuntime;
     pub use crate::uri_template::TemplateVariable;
     pub use crate::view::catalog::{Completion, PromptCatalog, ResourceCatalog};
     pub use crate::view::content::{PromptView, ResourceView};

@@ -14,8 +14,8 @@ use crate::auth::TokenStore;
 use crate::broker::QuestionQueue;
 use crate::config::edit::{ConfigDocument, ServerEntry};
 use crate::events::NoticeCode;
+use crate::model::ProviderConfig;
 use crate::redact::Redactor;
-use crate::sampling::provider::ProviderConfig;
 use crate::sampling::SamplingService;
 use crate::{Config, ConfigError, Host, HostEvent};
 

@@ -11,12 +11,12 @@ use super::{ToolCallRecord, Turn};
 use crate::approval::pin::{Pinned, ServerDefinition};
 use crate::approval::GrantKind;
 use crate::chat::approve::{Approval, CallDecision, CallToApprove};
-use crate::chat::stream::ToolCall;
 use crate::chat::tools::{ModelTool, ModelTools};
 use crate::chat::vet::vet;
 use crate::connection::{CallOptions, Connection};
 use crate::conversations::Role;
 use crate::display_text::one_line;
+use crate::model::ToolCall;
 
 /// A call the model made, on its way: refused before anyone saw it, or approved (or denied) on its card.
 struct Pending<'a> {

@@ -11,9 +11,9 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use crate::chat::request::TurnMessage;
-use crate::chat::stream::ToolCall;
 use crate::conversations::{Role, StoredMessage};
+use crate::model::ToolCall;
+use crate::model::TurnMessage;
 
 /// What the model is told of a call whose outcome was never stored.
 pub const NO_OUTCOME: &str = "this call's outcome is unknown: Wharf stopped before it was recorded";

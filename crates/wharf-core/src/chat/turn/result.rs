@@ -7,7 +7,7 @@
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::chat::request::ModelImage;
+use crate::model::ModelImage;
 use crate::redact::Redactor;
 use crate::view::content::{ContentView, MessageBlock, IMAGE_CAP, TEXT_CAP};
 use crate::view::tool_result::tool_result_view;
@@ -109,7 +109,7 @@ pub fn for_model(result: &Value, images: bool) -> ForModel {
         } = block
         {
             if images && given.len() < MAX_IMAGES_PER_RESULT && *bytes <= MODEL_IMAGE_BYTES {
-                if let Some(image) = ModelImage::checked(mime_type, data) {
+                if let Some(image) = checked_image(mime_type, data) {
                     given.push(image);
                     parts.push(format!(
                         "[image {} of this result ({mime_type}, {bytes} bytes): attached]",
@@ -169,6 +169,30 @@ pub fn for_model(result: &Value, images: bool) -> ForModel {
         text,
         images: given,
     }
+}
+
+/// The image when its type is one the providers read and its bytes start as that type's do: a server's mislabelled
+/// data would otherwise fail the whole request.
+pub fn checked_image(mime_type: &str, data: &str) -> Option<ModelImage> {
+    let mime_type = mime_type.trim().to_ascii_lowercase();
+    // Enough of the start to hold every signature below, on a base64 quantum.
+    let head: String = data
+        .chars()
+        .filter(|c| !c.is_ascii_whitespace())
+        .take(16)
+        .collect();
+    let bytes = crate::view::content::decode(&head)?;
+    let looks_right = match mime_type.as_str() {
+        "image/png" => bytes.starts_with(b"\x89PNG\r\n\x1a\n"),
+        "image/jpeg" => bytes.starts_with(&[0xFF, 0xD8, 0xFF]),
+        "image/gif" => bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a"),
+        "image/webp" => bytes.len() >= 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == b"WEBP",
+        _ => false,
+    };
+    looks_right.then(|| ModelImage {
+        mime_type,
+        data: data.chars().filter(|c| !c.is_ascii_whitespace()).collect(),
+    })
 }
 
 /// The images of a stored call's result (its record), as the model was given them: an earlier turn's, sent again
@@ -314,6 +338,56 @@ mod tests {
                 !serde_json::to_string(&kept).unwrap().contains(piece),
                 "{piece} kept"
             );
+        }
+    }
+
+    /// The eight bytes every PNG starts with.
+    const PNG: &str = "iVBORw0KGgo=";
+
+    #[test]
+    fn only_images_whose_bytes_match_a_type_the_providers_read_are_given() {
+        let jpeg = "/9j/4AAQSkZJRg==";
+        let gif = "R0lGODlhAQABAAAAACw=";
+        let webp = "UklGRhoAAABXRUJQVlA4";
+        assert!(checked_image("image/png", PNG).is_some());
+        assert!(checked_image(" IMAGE/JPEG", jpeg).is_some());
+        assert!(checked_image("image/gif", gif).is_some());
+        assert!(checked_image("image/webp", webp).is_some());
+        // A PNG said to be a JPEG, a type no provider takes, text said to be an image, data that is not base64.
+        assert!(checked_image("image/jpeg", PNG).is_none());
+        assert!(checked_image("image/svg+xml", "PHN2Zz4=").is_none());
+        assert!(checked_image("image/png", "aGVsbG8gd29ybGQ=").is_none());
+        assert!(checked_image("image/png", "%%%%").is_none());
+        assert!(checked_image("image/png", "").is_none());
+    }
+
+    proptest::proptest! {
+        /// Whatever a server sends as an image, the check ends with an answer, and an image it passes starts with its
+        /// type's signature: a model is never sent bytes that a provider would refuse the whole request for.
+        #[test]
+        fn any_image_a_server_sends_is_checked_without_panicking(
+            mime in proptest::sample::select(vec!["image/png", "image/jpeg", "image/gif", "image/webp", "IMAGE/PNG", "image/x", ""]),
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..64),
+            prefix in proptest::sample::select(vec![&b""[..], b"\x89PNG\r\n\x1a\n", b"\xFF\xD8\xFF", b"GIF89a", b"RIFF\0\0\0\0WEBP"]),
+            raw in ".{0,40}",
+            as_base64 in proptest::prelude::any::<bool>(),
+        ) {
+            use base64::Engine as _;
+            let data = if as_base64 {
+                base64::engine::general_purpose::STANDARD.encode([prefix, &bytes[..]].concat())
+            } else {
+                raw
+            };
+            if let Some(image) = checked_image(mime, &data) {
+                let start = crate::view::content::decode(&image.data[..image.data.len().min(16)]).unwrap();
+                let signature: &[u8] = match image.mime_type.as_str() {
+                    "image/png" => b"\x89PNG",
+                    "image/jpeg" => b"\xFF\xD8\xFF",
+                    "image/gif" => b"GIF8",
+                    _ => b"RIFF",
+                };
+                proptest::prop_assert!(start.starts_with(signature), "{} {:?}", image.mime_type, start);
+            }
         }
     }
 }

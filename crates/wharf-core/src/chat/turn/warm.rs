@@ -5,8 +5,7 @@
 //! for this run, while a user's own provider may charge for every request.
 
 use super::{gather_tools, system_prompt, TurnContext};
-use crate::chat::request::{self, RequestOptions, TurnMessage};
-use crate::sampling::provider::{self, ProviderKind};
+use crate::model::{ChatRequest, TurnMessage};
 
 /// What the warming request asks: nothing the model needs to think about.
 const WARM_MESSAGE: &str = "Hello.";
@@ -14,22 +13,26 @@ const WARM_MESSAGE: &str = "Hello.";
 /// Sends the warming request when chat's model is the demo model; says why it could not, for the log.
 pub async fn warm_up(cx: &TurnContext<'_>) -> Result<bool, String> {
     let settings = cx.settings;
-    if !settings.demo || settings.provider.kind != ProviderKind::Openai {
+    if !settings.demo {
         return Ok(false);
     }
+    let model = cx
+        .models
+        .open(&settings.provider)
+        .await
+        .map_err(|e| e.to_string())?;
     let (_, tools) = gather_tools(cx).await;
     let system = system_prompt(&cx.host.workspace().folders());
-    let options = RequestOptions {
+    let tools = tools.specs();
+    let request = ChatRequest {
         model: &settings.provider.model,
         system: Some(&system),
         max_tokens: 1,
+        messages: &[TurnMessage::User(WARM_MESSAGE.to_string())],
+        tools: &tools,
     };
-    let body = request::openai(
-        options,
-        &[TurnMessage::User(WARM_MESSAGE.to_string())],
-        &tools,
-    );
-    provider::stream_reply(&settings.provider, None, &body, settings.limits, |_| {})
+    model
+        .stream(&request, settings.limits, &mut |_| {})
         .await
         .map(|_| true)
         .map_err(|e| e.user_message())
@@ -50,7 +53,7 @@ mod tests {
     use crate::conversations::ConversationStore;
     use crate::events::EventSink;
     use crate::facade::assemble::HostBuilder;
-    use crate::sampling::provider::{ProviderConfig, ReplyLimits};
+    use crate::model::{Keyring, ProviderConfig, ReplyLimits};
 
     /// A loopback provider answering every request with a one-token stream, keeping each request's JSON body.
     async fn provider(seen: Arc<Mutex<Vec<Value>>>) -> String {
@@ -78,13 +81,7 @@ mod tests {
 
     fn settings(base_url: &str, demo: bool) -> ChatSettings {
         ChatSettings {
-            provider: ProviderConfig {
-                kind: ProviderKind::Openai,
-                base_url: base_url.to_string(),
-                model: "demo-model".into(),
-                api_key_secret: None,
-                models: Vec::new(),
-            },
+            provider: ProviderConfig::openai_compatible(base_url, "demo-model"),
             max_steps: 5,
             max_tokens: 4096,
             limits: ReplyLimits {
@@ -122,6 +119,7 @@ mod tests {
                 running: &running,
                 events: &events,
                 settings: &settings,
+                models: &Keyring,
                 redactor: &redactor,
             };
             assert_eq!(warm_up(&cx).await, Ok(demo), "demo: {demo}");

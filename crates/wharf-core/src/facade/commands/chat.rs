@@ -19,9 +19,7 @@ use crate::facade::command::{CommandError, Reply, Run};
 use crate::facade::links::{self, LinkError};
 use crate::facade::session::{ChatStatus, Session};
 use crate::facade::{ChatError, ChatService, ErrorCode};
-use crate::sampling::provider::models::{
-    detect_local, LocalRuntime, KNOWN_RUNTIMES, PROBE_TIMEOUT,
-};
+use crate::model::{detect_local, LocalRuntime, KNOWN_RUNTIMES, PROBE_TIMEOUT};
 use crate::view::thread::{thread_messages, ThreadMessage};
 use crate::Host;
 

@@ -14,8 +14,8 @@ use crate::events::NoticeCode;
 use crate::facade::command::{CommandError, Reply, Run};
 use crate::facade::session::Session;
 use crate::facade::ErrorCode;
+use crate::model::ProviderConfig;
 use crate::sampling::prefs::{Limits, Policy, PreferenceRow};
-use crate::sampling::provider::ProviderConfig;
 use crate::sampling::SamplingService;
 use crate::secrets::{Secret, SecretError, SecretStore};
 

@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::approval::StoredGrant;
 use crate::config::Config;
 use crate::facade::{Calls, ChatError, ChatPaths, ChatService, ErrorCode};
-use crate::sampling::provider::ProviderKind;
+use crate::model::ProviderKind;
 use crate::Host;
 
 use super::super::command::{CommandError, Reply};

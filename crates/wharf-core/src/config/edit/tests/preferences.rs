@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use super::super::ConfigDocument;
 use crate::config::jsonc;
-use crate::sampling::provider::ProviderConfig;
+use crate::model::ProviderConfig;
 
 /// The text of a document read from `text` with `key: value` set in `server`'s entry.
 fn set_key(text: &str, server: &str, key: &str, value: Value) -> Result<String, String> {

@@ -2,7 +2,7 @@ use super::*;
 
 #[test]
 fn openai_request_maps_every_part() {
-    let body = openai::request(&full_params(), "gpt-4o", 300).unwrap();
+    let body = openai::completion::request(&full_params(), "gpt-4o", 300).unwrap();
     assert_eq!(
         body,
         json!({
@@ -34,7 +34,7 @@ fn openai_request_maps_every_part() {
 fn openai_request_keeps_a_lone_text_as_a_string_and_drops_a_choice_without_tools() {
     let params = json!({"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}],
         "maxTokens": 10, "toolChoice": {"mode": "none"}});
-    let body = openai::request(&params, "m", 10).unwrap();
+    let body = openai::completion::request(&params, "m", 10).unwrap();
     assert_eq!(
         body,
         json!({"model": "m", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 10})
@@ -44,25 +44,25 @@ fn openai_request_keeps_a_lone_text_as_a_string_and_drops_a_choice_without_tools
 #[test]
 fn openai_request_refuses_what_it_cannot_carry() {
     let ogg = json!({"messages": [{"role": "user", "content": {"type": "audio", "data": "AA==", "mimeType": "audio/ogg"}}]});
-    let err = openai::request(&ogg, "m", 10).unwrap_err();
+    let err = openai::completion::request(&ogg, "m", 10).unwrap_err();
     assert!(
         matches!(&err, ProviderError::Unsupported(m) if m.contains("audio/ogg")),
         "{err:?}"
     );
     let no_role = json!({"messages": [{"content": {"type": "text", "text": "x"}}]});
     assert!(matches!(
-        openai::request(&no_role, "m", 10),
+        openai::completion::request(&no_role, "m", 10),
         Err(ProviderError::InvalidParams(_))
     ));
     let bad_type = json!({"messages": [{"role": "user", "content": {"type": "video"}}]});
     assert!(matches!(
-        openai::request(&bad_type, "m", 10),
+        openai::completion::request(&bad_type, "m", 10),
         Err(ProviderError::InvalidParams(_))
     ));
     let bad_mode =
         json!({"messages": [], "tools": [{"name": "t"}], "toolChoice": {"mode": "always"}});
     assert!(matches!(
-        openai::request(&bad_mode, "m", 10),
+        openai::completion::request(&bad_mode, "m", 10),
         Err(ProviderError::InvalidParams(_))
     ));
 }
@@ -70,16 +70,13 @@ fn openai_request_refuses_what_it_cannot_carry() {
 #[test]
 fn max_tokens_never_exceeds_the_request() {
     assert_eq!(
-        effective_max_tokens(&json!({"maxTokens": 100}), 4000).unwrap(),
+        mcp::max_tokens(&json!({"maxTokens": 100}), 4000).unwrap(),
         100
     );
-    assert_eq!(
-        effective_max_tokens(&json!({"maxTokens": 100}), 50).unwrap(),
-        50
-    );
-    assert_eq!(effective_max_tokens(&json!({}), 50).unwrap(), 50);
+    assert_eq!(mcp::max_tokens(&json!({"maxTokens": 100}), 50).unwrap(), 50);
+    assert_eq!(mcp::max_tokens(&json!({}), 50).unwrap(), 50);
     assert!(matches!(
-        effective_max_tokens(&json!({"maxTokens": 0}), 50),
+        mcp::max_tokens(&json!({"maxTokens": 0}), 50),
         Err(ProviderError::InvalidParams(_))
     ));
 }
@@ -89,7 +86,7 @@ fn openai_answer_maps_text_tool_calls_and_stop_reasons() {
     let answer = json!({"model": "gpt-4o-2024-08-06", "choices": [{"message": {"role": "assistant",
         "content": "Hello"}, "finish_reason": "stop"}]});
     assert_eq!(
-        openai::result(&answer, "gpt-4o").unwrap(),
+        openai::completion::result(&answer, "gpt-4o").unwrap(),
         json!({"role": "assistant", "content": {"type": "text", "text": "Hello"},
             "model": "gpt-4o-2024-08-06", "stopReason": "endTurn"})
     );
@@ -98,7 +95,7 @@ fn openai_answer_maps_text_tool_calls_and_stop_reasons() {
         {"type": "function", "function": {"name": "b", "arguments": ""}}
     ]}, "finish_reason": "tool_calls"}]});
     assert_eq!(
-        openai::result(&answer, "m").unwrap(),
+        openai::completion::result(&answer, "m").unwrap(),
         json!({"role": "assistant", "content": [
             {"type": "tool_use", "id": "c1", "name": "a", "input": {"x": 1}},
             {"type": "tool_use", "id": "call_1", "name": "b", "input": {}}
@@ -110,12 +107,12 @@ fn openai_answer_maps_text_tool_calls_and_stop_reasons() {
     ] {
         let answer = json!({"choices": [{"message": {"content": "x"}, "finish_reason": finish}]});
         assert_eq!(
-            openai::result(&answer, "m").unwrap()["stopReason"],
+            openai::completion::result(&answer, "m").unwrap()["stopReason"],
             expected
         );
     }
     let empty = json!({"choices": [{"message": {"content": null}}]});
-    let result = openai::result(&empty, "m").unwrap();
+    let result = openai::completion::result(&empty, "m").unwrap();
     assert_eq!(result["content"], json!({"type": "text", "text": ""}));
     assert!(result.get("stopReason").is_none());
 }
@@ -124,7 +121,7 @@ fn openai_answer_maps_text_tool_calls_and_stop_reasons() {
 fn openai_answer_with_bad_arguments_or_shape_is_malformed() {
     let bad_args = json!({"choices": [{"message": {"tool_calls": [
         {"id": "c", "function": {"name": "a", "arguments": "{not json"}}]}}]});
-    let err = openai::result(&bad_args, "m").unwrap_err();
+    let err = openai::completion::result(&bad_args, "m").unwrap_err();
     assert!(
         matches!(&err, ProviderError::Malformed(m) if m.contains("`a`")),
         "{err:?}"
@@ -132,13 +129,14 @@ fn openai_answer_with_bad_arguments_or_shape_is_malformed() {
     let not_object = json!({"choices": [{"message": {"tool_calls": [
         {"id": "c", "function": {"name": "a", "arguments": "[1]"}}]}}]});
     assert!(matches!(
-        openai::result(&not_object, "m"),
+        openai::completion::result(&not_object, "m"),
         Err(ProviderError::Malformed(_))
     ));
     assert!(matches!(
-        openai::result(&json!({"data": []}), "m"),
+        openai::completion::result(&json!({"data": []}), "m"),
         Err(ProviderError::Malformed(_))
     ));
-    let said = openai::result(&json!({"error": {"message": "upstream down"}}), "m").unwrap_err();
+    let said = openai::completion::result(&json!({"error": {"message": "upstream down"}}), "m")
+        .unwrap_err();
     assert!(said.to_string().contains("upstream down"), "{said}");
 }

@@ -1,6 +1,10 @@
-use crate::sampling::provider::choice::capability;
+use serde_json::json;
 
 use super::*;
+
+fn names(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
 
 #[test]
 fn hints_match_by_case_insensitive_substring() {

@@ -1,51 +1,34 @@
-//! The Anthropic Messages API (`POST {baseUrl}/v1/messages`, or `{baseUrl}/messages` when the base URL already ends
-//! in `/v1`, as gateways and proxies are often written).
-//!
-//! MCP's sampling content was modelled on this API, so blocks map one to one, except audio, which it does not take.
+//! A sampling request (`CreateMessageRequestParams`) as a Messages request, and the answer as a
+//! `CreateMessageResult`. MCP's sampling content was modelled on this API, so blocks map one to one, except audio,
+//! which it does not take.
 
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::HeaderMap;
 use serde_json::{json, Map, Value};
 
-use super::http::{malformed, missing, Http};
-use super::mcp::{block_type, create_message_result, embedded_text, field, invalid, Common, Role};
-use super::ProviderError;
-
-/// The API version whose request and answer shapes this file maps.
-pub(super) const API_VERSION: &str = "2023-06-01";
+use crate::model::http::{malformed, missing, Http};
+use crate::model::mcp::{
+    block_type, create_message_result, embedded_text, field, invalid, max_tokens, Common, Role,
+};
+use crate::model::{Completion, ProviderError};
 
 pub(super) async fn complete(
     http: &Http<'_>,
-    params: &Value,
-    model: &str,
-    max_tokens: u32,
+    headers: HeaderMap,
+    completion: &Completion<'_>,
 ) -> Result<Value, ProviderError> {
-    let body = request(params, model, max_tokens)?;
-    let mut headers = HeaderMap::new();
-    headers.insert(
-        HeaderName::from_static("anthropic-version"),
-        HeaderValue::from_static(API_VERSION),
-    );
-    if let Some(key) = http.key_header("")? {
-        headers.insert(HeaderName::from_static("x-api-key"), key);
-    }
-    let answer = http.post(&endpoint(http.base_url), headers, &body).await?;
-    result(&answer, model).map_err(|e| match e {
+    let max_tokens = max_tokens(completion.params, completion.max_tokens)?;
+    let body = request(completion.params, completion.model, max_tokens)?;
+    let answer = http
+        .post(&super::endpoint(http.base_url), headers, &body)
+        .await?;
+    result(&answer, completion.model).map_err(|e| match e {
         ProviderError::Malformed(m) => ProviderError::Malformed(http.scrub(&m)),
         other => other,
     })
 }
 
-pub(super) fn endpoint(base_url: &str) -> String {
-    let base = base_url.trim_end_matches('/');
-    if base.ends_with("/v1") {
-        format!("{base}/messages")
-    } else {
-        format!("{base}/v1/messages")
-    }
-}
-
 /// The Messages body for an MCP `CreateMessageRequestParams`.
-pub(super) fn request(
+pub(in crate::model) fn request(
     params: &Value,
     model: &str,
     max_tokens: u32,
@@ -187,7 +170,10 @@ fn tool_result_content(result: &Map<String, Value>) -> Result<Vec<Value>, Provid
 
 /// The `CreateMessageResult` for a Messages answer. Blocks other than text and tool use (thinking, server tools)
 /// are the provider's business and are left out.
-pub(super) fn result(answer: &Value, requested_model: &str) -> Result<Value, ProviderError> {
+pub(in crate::model) fn result(
+    answer: &Value,
+    requested_model: &str,
+) -> Result<Value, ProviderError> {
     let Some(content) = answer.get("content").and_then(Value::as_array) else {
         return Err(missing(answer, "content"));
     };

@@ -1,16 +1,17 @@
 use serde_json::json;
 
 use super::*;
+use crate::model::{anthropic, openai};
 
 fn openai_chunk(delta: Value, finish: Option<&str>) -> String {
     json!({"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}).to_string()
 }
 
 fn read_openai(events: &[String]) -> (Vec<Delta>, Result<Reply, StreamError>) {
-    let mut reader = ReplyReader::new();
+    let mut reader = ReplyReader::default();
     let mut deltas = Vec::new();
     for event in events {
-        match reader.openai(event) {
+        match openai::read_event(&mut reader, event) {
             Ok(d) => deltas.extend(d),
             Err(e) => return (deltas, Err(e)),
         }
@@ -19,10 +20,10 @@ fn read_openai(events: &[String]) -> (Vec<Delta>, Result<Reply, StreamError>) {
 }
 
 fn read_anthropic(events: &[Value]) -> (Vec<Delta>, Result<Reply, StreamError>) {
-    let mut reader = ReplyReader::new();
+    let mut reader = ReplyReader::default();
     let mut deltas = Vec::new();
     for event in events {
-        match reader.anthropic(&event.to_string()) {
+        match anthropic::read_event(&mut reader, &event.to_string()) {
             Ok(d) => deltas.extend(d),
             Err(e) => return (deltas, Err(e)),
         }

@@ -12,8 +12,8 @@ use reqwest::header::HeaderMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::super::http::{is_loopback, Http};
-use super::super::{ProviderConfig, ProviderKind};
+use super::http::{is_loopback, Http};
+use super::ProviderConfig;
 
 /// The most models one runtime is asked about: Ollama answers per model, and a chooser shows a few dozen at most.
 const MAX_ASKED: usize = 64;
@@ -92,13 +92,7 @@ async fn ask(
     models: &[String],
     timeout: Duration,
 ) -> Option<BTreeMap<String, ToolSupport>> {
-    let config = ProviderConfig {
-        kind: ProviderKind::Openai,
-        base_url: root.to_string(),
-        model: String::new(),
-        api_key_secret: None,
-        models: Vec::new(),
-    };
+    let config = ProviderConfig::openai_compatible(root, "");
     let http = Http::new(&config, None, timeout).ok()?;
     match kind {
         RuntimeKind::Ollama => {
@@ -201,5 +195,4 @@ fn yes_if(takes_tools: bool) -> ToolSupport {
 }
 
 #[cfg(test)]
-#[path = "tool_support_tests.rs"]
 mod tests;

@@ -1,5 +1,5 @@
-//! The MCP side of a request: `CreateMessageRequestParams` read and checked once for both providers, and the
-//! `CreateMessageResult` they both build.
+//! The MCP side of a completion: `CreateMessageRequestParams` read and checked once for every provider, and the
+//! `CreateMessageResult` they all build.
 
 use serde_json::{json, Map, Value};
 
@@ -188,4 +188,16 @@ pub(super) fn create_message_result(
         obj.insert("stopReason".into(), Value::String(reason));
     }
     result
+}
+
+/// The most tokens a completion asks for: `given`, and never more than the request's own `maxTokens`.
+pub(super) fn max_tokens(params: &Value, given: u32) -> Result<u32, ProviderError> {
+    let requested = params.get("maxTokens").and_then(Value::as_u64);
+    let max = requested.map_or(given, |r| given.min(u32::try_from(r).unwrap_or(u32::MAX)));
+    if max == 0 {
+        return Err(ProviderError::InvalidParams(
+            "maxTokens must be at least 1".into(),
+        ));
+    }
+    Ok(max)
 }

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 ///    39b) or large (`opus`, `pro`, `large`, `ultra`, `max`, 40b and more). A model scores `intelligencePriority`
 ///    for capability and `speedPriority + costPriority` for smallness; names that say nothing count as mid. Ties,
 ///    and preferences without priorities, keep the fallback if it is among them, else the first in list order.
-pub fn choose_model(
+pub(super) fn choose_model(
     model_preferences: Option<&Value>,
     allowed: &[String],
     default: &str,
@@ -115,7 +115,7 @@ fn best_by_priorities(models: &[&str], priorities: Option<Priorities>, fallback:
 }
 
 /// 0 small, 0.5 mid or unknown, 1 large, read from the name's tokens (whole tokens: `gemini` is not `mini`).
-pub(super) fn capability(model: &str) -> f64 {
+fn capability(model: &str) -> f64 {
     let lower = model.to_lowercase();
     let tokens: Vec<&str> = lower
         .split(|c: char| !(c.is_alphanumeric() || c == '.'))
@@ -145,3 +145,6 @@ pub(super) fn capability(model: &str) -> f64 {
         None => 0.5,
     }
 }
+
+#[cfg(test)]
+mod tests;

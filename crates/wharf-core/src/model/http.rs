@@ -1,4 +1,4 @@
-//! The HTTP exchange shared by both providers: one deadline for every attempt, the status codes mapped to
+//! The HTTP exchange shared by every provider: one deadline for every attempt, the status codes mapped to
 //! [`ProviderError`], and the key scrubbed from any text that comes back.
 
 use std::time::{Duration, Instant};
@@ -6,7 +6,8 @@ use std::time::{Duration, Instant};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE, RETRY_AFTER};
 use serde_json::Value;
 
-use super::{ApiKey, ProviderConfig, ProviderError};
+use super::api_key::ApiKey;
+use super::{ProviderConfig, ProviderError};
 
 /// The provider's error text is shown to the user; a proxy's HTML page or a stack trace must not fill the dialog.
 pub(super) const MAX_ERROR_CHARS: usize = 300;
@@ -14,6 +15,26 @@ pub(super) const MAX_ERROR_CHARS: usize = 300;
 const MAX_BODY_BYTES: usize = 8 * 1024 * 1024;
 /// One event of a streamed reply is a few hundred bytes; one this large is no model's.
 const MAX_EVENT_BYTES: usize = 4 * 1024 * 1024;
+
+/// A provider's entry and its key: what each exchange with it starts from.
+pub(super) struct Endpoint {
+    config: ProviderConfig,
+    key: Option<ApiKey>,
+}
+
+impl Endpoint {
+    pub(super) fn new(config: ProviderConfig, key: Option<&str>) -> Endpoint {
+        Endpoint {
+            config,
+            key: key.map(ApiKey::new),
+        }
+    }
+
+    /// One exchange, every attempt of it within `timeout`.
+    pub(super) fn http(&self, timeout: Duration) -> Result<Http<'_>, ProviderError> {
+        Http::new(&self.config, self.key.as_ref().map(ApiKey::expose), timeout)
+    }
+}
 
 /// One exchange with a provider: the client, the key, the deadline shared by every attempt.
 pub(super) struct Http<'a> {

@@ -1,4 +1,5 @@
 use super::*;
+use crate::model::api_key::ApiKey;
 
 #[test]
 fn config_reads_the_contract_keys() {

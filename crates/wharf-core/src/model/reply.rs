@@ -1,8 +1,7 @@
 //! A model's streamed reply, read event by event into what the conversation shows as it comes (text, a tool call
 //! starting) and, at the end, the whole reply: its text, its tool calls with their arguments as written, why it
-//! stopped, and the tokens used. Both wire formats: OpenAI-compatible Chat Completions chunks (OpenAI, Ollama,
-//! LM Studio, llama.cpp, vLLM) and Anthropic Messages events. Each event is one SSE `data:` payload, already split
-//! from the byte stream.
+//! stopped, and the tokens used. Each provider's file reads its own wire format's events (each one SSE `data:`
+//! payload, already split from the byte stream) into the [`ReplyReader`] here, which holds the bounds.
 //!
 //! The model is untrusted input like a server: a reply is bounded (its text, the number of tool calls, each call's
 //! arguments), and what breaks a bound or the format ends the reply with an error instead of growing memory or
@@ -10,8 +9,12 @@
 
 use std::collections::BTreeMap;
 
+use reqwest::header::HeaderMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use super::http::Http;
+use super::{ProviderError, ReplyLimits};
 
 /// The most text one reply may stream.
 pub const MAX_TEXT_BYTES: usize = 4 * 1024 * 1024;
@@ -104,173 +107,23 @@ pub enum StreamError {
 
 /// The reply being read, in either wire format.
 #[derive(Debug, Default)]
-pub struct ReplyReader {
+pub(super) struct ReplyReader {
     text: String,
     /// By the index the stream gives each call (OpenAI's `index`, Anthropic's content block index).
     calls: BTreeMap<usize, ToolCall>,
-    stop: Option<StopReason>,
-    usage: Usage,
-    /// OpenAI's `[DONE]` or Anthropic's `message_stop` was read.
-    done: bool,
+    pub(super) stop: Option<StopReason>,
+    pub(super) usage: Usage,
+    /// The stream said the reply is complete (OpenAI's `[DONE]`, Anthropic's `message_stop`).
+    pub(super) done: bool,
 }
 
+/// Reads one event of a provider's stream into the reply, and says what it added.
+pub(super) type ReadEvent = fn(&mut ReplyReader, &str) -> Result<Vec<Delta>, StreamError>;
+
 impl ReplyReader {
-    pub fn new() -> ReplyReader {
-        ReplyReader::default()
-    }
-
-    /// Reads one OpenAI-compatible chunk (a `data:` payload; `[DONE]` ends the stream).
-    pub fn openai(&mut self, data: &str) -> Result<Vec<Delta>, StreamError> {
-        if data.trim() == "[DONE]" {
-            self.done = true;
-            return Ok(Vec::new());
-        }
-        let chunk: Value = parse(data)?;
-        if let Some(error) = chunk.get("error") {
-            return Err(StreamError::Provider(error_text(error)));
-        }
-        if let Some(usage) = chunk.get("usage").filter(|u| !u.is_null()) {
-            self.usage.input_tokens =
-                count(usage, "prompt_tokens").unwrap_or(self.usage.input_tokens);
-            self.usage.output_tokens =
-                count(usage, "completion_tokens").unwrap_or(self.usage.output_tokens);
-        }
-        let mut deltas = Vec::new();
-        // One choice is asked for; a provider that sends others has them ignored, not merged into the first.
-        let Some(choice) = chunk
-            .get("choices")
-            .and_then(Value::as_array)
-            .and_then(|choices| {
-                choices
-                    .iter()
-                    .find(|c| c.get("index").and_then(Value::as_u64).unwrap_or(0) == 0)
-            })
-        else {
-            return Ok(deltas);
-        };
-        let delta = choice.get("delta").unwrap_or(&Value::Null);
-        if let Some(text) = delta.get("content").and_then(Value::as_str) {
-            self.push_text(text, &mut deltas)?;
-        }
-        for call in delta
-            .get("tool_calls")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let index = call
-                .get("index")
-                .and_then(Value::as_u64)
-                .ok_or_else(|| StreamError::Malformed("a tool call without an index".into()))?
-                as usize;
-            let function = call.get("function").unwrap_or(&Value::Null);
-            self.tool_call(
-                index,
-                call.get("id").and_then(Value::as_str),
-                function.get("name").and_then(Value::as_str),
-                &mut deltas,
-            )?;
-            if let Some(fragment) = function.get("arguments").and_then(Value::as_str) {
-                self.push_arguments(index, fragment)?;
-            }
-        }
-        if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
-            self.stop = Some(match reason {
-                "stop" => StopReason::EndTurn,
-                "tool_calls" | "function_call" => StopReason::ToolUse,
-                "length" => StopReason::MaxTokens,
-                _ => StopReason::Other,
-            });
-        }
-        Ok(deltas)
-    }
-
-    /// Reads one Anthropic Messages event (its `data:` payload, whose `type` names the event).
-    pub fn anthropic(&mut self, data: &str) -> Result<Vec<Delta>, StreamError> {
-        let event: Value = parse(data)?;
-        let mut deltas = Vec::new();
-        let index = || {
-            event
-                .get("index")
-                .and_then(Value::as_u64)
-                .map(|i| i as usize)
-                .ok_or_else(|| StreamError::Malformed("a content block without an index".into()))
-        };
-        match event.get("type").and_then(Value::as_str) {
-            Some("message_start") => {
-                let usage = event.pointer("/message/usage").unwrap_or(&Value::Null);
-                self.usage.input_tokens = count(usage, "input_tokens").unwrap_or(0);
-                self.usage.output_tokens = count(usage, "output_tokens").unwrap_or(0);
-            }
-            Some("content_block_start") => {
-                let block = event.get("content_block").unwrap_or(&Value::Null);
-                match block.get("type").and_then(Value::as_str) {
-                    Some("tool_use") => self.tool_call(
-                        index()?,
-                        block.get("id").and_then(Value::as_str),
-                        block.get("name").and_then(Value::as_str),
-                        &mut deltas,
-                    )?,
-                    Some("text") => {
-                        if let Some(text) = block.get("text").and_then(Value::as_str) {
-                            self.push_text(text, &mut deltas)?;
-                        }
-                    }
-                    // Thinking and other blocks are not part of the answer.
-                    _ => {}
-                }
-            }
-            Some("content_block_delta") => {
-                let delta = event.get("delta").unwrap_or(&Value::Null);
-                match delta.get("type").and_then(Value::as_str) {
-                    Some("text_delta") => {
-                        let text = delta.get("text").and_then(Value::as_str).unwrap_or("");
-                        self.push_text(text, &mut deltas)?;
-                    }
-                    Some("input_json_delta") => {
-                        let index = index()?;
-                        if !self.calls.contains_key(&index) {
-                            return Err(StreamError::Malformed(format!(
-                                "arguments for content block {index}, which is no tool call"
-                            )));
-                        }
-                        let fragment = delta
-                            .get("partial_json")
-                            .and_then(Value::as_str)
-                            .unwrap_or("");
-                        self.push_arguments(index, fragment)?;
-                    }
-                    _ => {}
-                }
-            }
-            Some("message_delta") => {
-                if let Some(reason) = event.pointer("/delta/stop_reason").and_then(Value::as_str) {
-                    self.stop = Some(match reason {
-                        "end_turn" | "stop_sequence" => StopReason::EndTurn,
-                        "tool_use" => StopReason::ToolUse,
-                        "max_tokens" => StopReason::MaxTokens,
-                        _ => StopReason::Other,
-                    });
-                }
-                if let Some(output) = event.get("usage").and_then(|u| count(u, "output_tokens")) {
-                    self.usage.output_tokens = output;
-                }
-            }
-            Some("message_stop") => self.done = true,
-            Some("error") => {
-                return Err(StreamError::Provider(error_text(
-                    event.get("error").unwrap_or(&Value::Null),
-                )))
-            }
-            // `ping`, `content_block_stop` and events added later carry nothing the reply needs.
-            _ => {}
-        }
-        Ok(deltas)
-    }
-
     /// How much of the reply has been read: it grows with every piece of text, tool call, argument and ending,
     /// and with nothing else, so that a stream sending empty chunks is seen to add nothing.
-    pub fn progress(&self) -> usize {
+    fn progress(&self) -> usize {
         self.text.len()
             + self.calls.len()
             + self
@@ -284,7 +137,7 @@ impl ReplyReader {
 
     /// The reply, once the stream has ended. A stream that ended before saying it was complete is an error: a
     /// half-written tool call must never be made.
-    pub fn finish(self) -> Result<Reply, StreamError> {
+    pub(super) fn finish(self) -> Result<Reply, StreamError> {
         if !self.done {
             return Err(StreamError::Cut);
         }
@@ -302,7 +155,11 @@ impl ReplyReader {
         })
     }
 
-    fn push_text(&mut self, text: &str, deltas: &mut Vec<Delta>) -> Result<(), StreamError> {
+    pub(super) fn push_text(
+        &mut self,
+        text: &str,
+        deltas: &mut Vec<Delta>,
+    ) -> Result<(), StreamError> {
         if text.is_empty() {
             return Ok(());
         }
@@ -318,7 +175,7 @@ impl ReplyReader {
     }
 
     /// A call's first fragment names it; later fragments of the same index only add arguments.
-    fn tool_call(
+    pub(super) fn tool_call(
         &mut self,
         index: usize,
         id: Option<&str>,
@@ -355,7 +212,16 @@ impl ReplyReader {
         Ok(())
     }
 
-    fn push_arguments(&mut self, index: usize, fragment: &str) -> Result<(), StreamError> {
+    /// Whether a call was begun at `index`.
+    pub(super) fn has_call(&self, index: usize) -> bool {
+        self.calls.contains_key(&index)
+    }
+
+    pub(super) fn push_arguments(
+        &mut self,
+        index: usize,
+        fragment: &str,
+    ) -> Result<(), StreamError> {
         let call = self.calls.get_mut(&index).ok_or_else(|| {
             StreamError::Malformed(format!("arguments for tool call {index} before its name"))
         })?;
@@ -371,24 +237,53 @@ impl ReplyReader {
     }
 }
 
-fn parse(data: &str) -> Result<Value, StreamError> {
+pub(super) fn parse(data: &str) -> Result<Value, StreamError> {
     serde_json::from_str(data)
         .map_err(|e| StreamError::Malformed(format!("an event is not JSON ({e})")))
 }
 
-fn count(usage: &Value, key: &str) -> Option<u64> {
+pub(super) fn count(usage: &Value, key: &str) -> Option<u64> {
     usage.get(key).and_then(Value::as_u64)
 }
 
 /// A provider's error object as one line, bounded far above what is shown: it is cut to its shown length only
 /// after the key and other secrets are masked (where the provider's error is handed on), so that a key quoted
 /// across the cut is never half kept.
-fn error_text(error: &Value) -> String {
+pub(super) fn error_text(error: &Value) -> String {
     let message = error
         .get("message")
         .and_then(Value::as_str)
         .map_or_else(|| error.to_string(), str::to_string);
     crate::display_text::one_line(&message, 16 * 1024)
+}
+
+/// POSTs `body` (a request that asks for a stream) and reads each event of the answer with `read`, handing each
+/// delta to `on_delta` as it comes, within `limits`; the whole reply once the stream says it is complete. The
+/// exchange's idle timeout is `limits.idle` (see [`Http::post_events`]).
+pub(super) async fn stream_events(
+    http: &Http<'_>,
+    url: &str,
+    headers: HeaderMap,
+    body: &Value,
+    limits: ReplyLimits,
+    read: ReadEvent,
+    on_delta: &mut (dyn FnMut(Delta) + Send),
+) -> Result<Reply, ProviderError> {
+    let mut reader = ReplyReader::default();
+    http.post_events(url, headers, body, limits.whole, |data| {
+        let before = reader.progress();
+        let deltas = read(&mut reader, data).map_err(|e| ProviderError::Stream(e.to_string()))?;
+        deltas.into_iter().for_each(&mut *on_delta);
+        Ok(reader.progress() != before)
+    })
+    .await
+    .map_err(|e| match e {
+        ProviderError::Stream(m) => ProviderError::Stream(http.scrub_cut(&m)),
+        other => other,
+    })?;
+    reader
+        .finish()
+        .map_err(|e| ProviderError::Stream(e.to_string()))
 }
 
 #[cfg(test)]

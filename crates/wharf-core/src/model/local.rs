@@ -1,69 +1,15 @@
-//! The models a provider offers, for a chooser: `GET /models` of an OpenAI-compatible endpoint (OpenAI, Ollama,
-//! LM Studio, llama.cpp, vLLM) or Anthropic's `GET /v1/models`; and the model runtimes found running on this
-//! computer, for a first run with nothing configured.
+//! The model runtimes found running on this computer (Ollama, LM Studio, a llama.cpp server), for a first run with
+//! nothing configured: each one's models, and what it says of their tool calling.
 
 use std::time::Duration;
 
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue, AUTHORIZATION};
 use serde::Serialize;
-use serde_json::Value;
 
-use super::http::Http;
-use super::{anthropic, ProviderConfig, ProviderError, ProviderKind};
-use crate::display_text::one_line;
+use super::tool_support::{tool_support, RuntimeKind, ToolSupport};
+use super::{model_for, ProviderConfig};
 
-mod tool_support;
-pub use tool_support::{tool_support, RuntimeKind, ToolSupport};
-
-/// The most model names kept from one answer.
-const MAX_MODELS: usize = 500;
 /// How long a local runtime may take to answer before it is taken for absent.
 pub const PROBE_TIMEOUT: Duration = Duration::from_millis(800);
-
-/// The ids of the models `config`'s endpoint offers, in its order.
-pub async fn list_models(
-    config: &ProviderConfig,
-    api_key: Option<&str>,
-    timeout: Duration,
-) -> Result<Vec<String>, ProviderError> {
-    let http = Http::new(config, api_key, timeout)?;
-    let mut headers = HeaderMap::new();
-    let url = match config.kind {
-        ProviderKind::Openai => {
-            if let Some(auth) = http.key_header("Bearer ")? {
-                headers.insert(AUTHORIZATION, auth);
-            }
-            format!("{}/models", config.base_url.trim_end_matches('/'))
-        }
-        ProviderKind::Anthropic => {
-            headers.insert(
-                HeaderName::from_static("anthropic-version"),
-                HeaderValue::from_static(anthropic::API_VERSION),
-            );
-            if let Some(key) = http.key_header("")? {
-                headers.insert(HeaderName::from_static("x-api-key"), key);
-            }
-            anthropic::endpoint(&config.base_url).replace("/messages", "/models")
-        }
-    };
-    let answer = http.get(&url, headers).await?;
-    model_ids(&answer).ok_or_else(|| {
-        ProviderError::Malformed("the model list has no \"data\" list of models with ids".into())
-    })
-}
-
-/// `{"data": [{"id": ...}, ...]}`, the shape both APIs answer with; names made safe to show.
-fn model_ids(answer: &Value) -> Option<Vec<String>> {
-    let data = answer.get("data")?.as_array()?;
-    Some(
-        data.iter()
-            .filter_map(|m| m.get("id")?.as_str())
-            .filter(|id| !id.trim().is_empty())
-            .take(MAX_MODELS)
-            .map(|id| one_line(id, 200))
-            .collect(),
-    )
-}
 
 /// A model runtime answering on this computer.
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
@@ -104,14 +50,8 @@ pub async fn detect_local(
         .iter()
         .filter(|(_, url, _)| super::http::is_loopback(url))
         .map(|(name, url, kind)| async move {
-            let config = ProviderConfig {
-                kind: ProviderKind::Openai,
-                base_url: url.to_string(),
-                model: String::new(),
-                api_key_secret: None,
-                models: Vec::new(),
-            };
-            let models = list_models(&config, None, timeout).await.ok()?;
+            let config = ProviderConfig::openai_compatible(url, "");
+            let models = model_for(&config, None).list_models(timeout).await.ok()?;
             let tools = tool_support(url, Some(*kind), &models, timeout).await;
             Some(LocalRuntime {
                 name: name.to_string(),
@@ -130,6 +70,7 @@ pub async fn detect_local(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::ProviderError;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     /// A loopback server that answers every request with `body` (200) and counts requests.
@@ -186,14 +127,11 @@ mod tests {
     #[tokio::test]
     async fn a_list_without_data_is_malformed() {
         let url = serve(r#"{"models": []}"#).await;
-        let config = ProviderConfig {
-            kind: ProviderKind::Openai,
-            base_url: url,
-            model: String::new(),
-            api_key_secret: None,
-            models: Vec::new(),
-        };
-        let err = list_models(&config, None, PROBE_TIMEOUT).await.unwrap_err();
+        let config = ProviderConfig::openai_compatible(&url, "");
+        let err = model_for(&config, None)
+            .list_models(PROBE_TIMEOUT)
+            .await
+            .unwrap_err();
         assert!(matches!(err, ProviderError::Malformed(_)), "{err}");
     }
 }

@@ -1,30 +1,28 @@
-//! OpenAI-compatible Chat Completions (`POST {baseUrl}/chat/completions`): OpenAI, Ollama, LM Studio, vLLM and
-//! llama.cpp's server.
+//! A sampling request (`CreateMessageRequestParams`) as a Chat Completions request, and the answer as a
+//! `CreateMessageResult`.
 //!
 //! The token limit goes in `max_tokens`: every local server reads it, and OpenAI still takes it for its
 //! non-reasoning models. OpenAI's reasoning models refuse it with a 400 that names `max_completion_tokens`; only then
 //! is the request sent once more with that field instead. Never both at once: those models reject the pair, and a
 //! server that reads only one name would otherwise be free to ignore the limit.
 
-use reqwest::header::{HeaderMap, AUTHORIZATION};
+use reqwest::header::HeaderMap;
 use serde_json::{json, Map, Value};
 
-use super::http::{malformed, missing, Http};
-use super::mcp::{block_type, create_message_result, embedded_text, field, invalid, Common, Role};
-use super::ProviderError;
+use crate::model::http::{malformed, missing, Http};
+use crate::model::mcp::{
+    block_type, create_message_result, embedded_text, field, invalid, max_tokens, Common, Role,
+};
+use crate::model::{Completion, ProviderError};
 
 pub(super) async fn complete(
     http: &Http<'_>,
-    params: &Value,
-    model: &str,
-    max_tokens: u32,
+    headers: HeaderMap,
+    completion: &Completion<'_>,
 ) -> Result<Value, ProviderError> {
-    let mut body = request(params, model, max_tokens)?;
-    let url = endpoint(http.base_url);
-    let mut headers = HeaderMap::new();
-    if let Some(auth) = http.key_header("Bearer ")? {
-        headers.insert(AUTHORIZATION, auth);
-    }
+    let max_tokens = max_tokens(completion.params, completion.max_tokens)?;
+    let mut body = request(completion.params, completion.model, max_tokens)?;
+    let url = super::endpoint(http.base_url);
     let answer = match http.post(&url, headers.clone(), &body).await {
         Err(ProviderError::Http {
             status: 400,
@@ -38,18 +36,14 @@ pub(super) async fn complete(
         }
         other => other?,
     };
-    result(&answer, model).map_err(|e| match e {
+    result(&answer, completion.model).map_err(|e| match e {
         ProviderError::Malformed(m) => ProviderError::Malformed(http.scrub(&m)),
         other => other,
     })
 }
 
-pub(super) fn endpoint(base_url: &str) -> String {
-    format!("{}/chat/completions", base_url.trim_end_matches('/'))
-}
-
 /// The Chat Completions body for an MCP `CreateMessageRequestParams`.
-pub(super) fn request(
+pub(in crate::model) fn request(
     params: &Value,
     model: &str,
     max_tokens: u32,
@@ -247,7 +241,10 @@ fn tool_result_text(result: &Map<String, Value>) -> Result<String, ProviderError
 }
 
 /// The `CreateMessageResult` for a Chat Completions answer.
-pub(super) fn result(answer: &Value, requested_model: &str) -> Result<Value, ProviderError> {
+pub(in crate::model) fn result(
+    answer: &Value,
+    requested_model: &str,
+) -> Result<Value, ProviderError> {
     let Some(choice) = answer.pointer("/choices/0").and_then(Value::as_object) else {
         return Err(missing(answer, "choices"));
     };

@@ -10,7 +10,7 @@ fn anthropic_request_maps_every_part() {
     {
         blocks.pop();
     }
-    let body = anthropic::request(&params, "claude-x", 300).unwrap();
+    let body = anthropic::completion::request(&params, "claude-x", 300).unwrap();
     assert_eq!(
         body,
         json!({
@@ -41,7 +41,7 @@ fn anthropic_request_maps_every_part() {
     for (mode, expected) in [("auto", "auto"), ("none", "none"), ("required", "any")] {
         let params =
             json!({"messages": [], "tools": [{"name": "t"}], "toolChoice": {"mode": mode}});
-        let body = anthropic::request(&params, "m", 1).unwrap();
+        let body = anthropic::completion::request(&params, "m", 1).unwrap();
         assert_eq!(body["tool_choice"], json!({"type": expected}));
         assert_eq!(
             body["tools"],
@@ -52,7 +52,7 @@ fn anthropic_request_maps_every_part() {
 
 #[test]
 fn anthropic_refuses_audio_clearly() {
-    let err = anthropic::request(&full_params(), "m", 10).unwrap_err();
+    let err = anthropic::completion::request(&full_params(), "m", 10).unwrap_err();
     assert!(
         matches!(&err, ProviderError::Unsupported(m) if m.contains("audio")),
         "{err:?}"
@@ -88,7 +88,7 @@ fn anthropic_answer_maps_blocks_and_stop_reasons() {
         {"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {"q": "cat"}}
     ]});
     assert_eq!(
-        anthropic::result(&answer, "m").unwrap(),
+        anthropic::completion::result(&answer, "m").unwrap(),
         json!({"role": "assistant", "content": [
             {"type": "text", "text": "Checking."},
             {"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {"q": "cat"}}
@@ -101,17 +101,17 @@ fn anthropic_answer_maps_blocks_and_stop_reasons() {
         ("refusal", "refusal"),
     ] {
         let answer = json!({"content": [{"type": "text", "text": "x"}], "stop_reason": reason});
-        let result = anthropic::result(&answer, "m").unwrap();
+        let result = anthropic::completion::result(&answer, "m").unwrap();
         assert_eq!(result["stopReason"], expected);
         assert_eq!(result["model"], "m");
     }
     assert!(matches!(
-        anthropic::result(&json!({"choices": []}), "m"),
+        anthropic::completion::result(&json!({"choices": []}), "m"),
         Err(ProviderError::Malformed(_))
     ));
     let no_input = json!({"content": [{"type": "tool_use", "id": "t", "name": "n"}]});
     assert!(matches!(
-        anthropic::result(&no_input, "m"),
+        anthropic::completion::result(&no_input, "m"),
         Err(ProviderError::Malformed(_))
     ));
 }

@@ -1,25 +1,27 @@
-use serde_json::json;
+//! A conversation written in each provider's shape.
 
 use super::*;
-use crate::connection::ToolInfo;
 
-fn tools() -> ModelTools {
-    let read = ToolInfo {
-        name: "read_file".into(),
-        title: None,
-        description: Some("Reads a file.".into()),
-        input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
-        output_schema: None,
-        annotations: None,
-    };
-    ModelTools::new([("fs".to_string(), vec![read])])
+fn schema() -> Value {
+    json!({"type": "object", "properties": {"path": {"type": "string"}}})
+}
+
+fn tools(schema: &Value) -> Vec<ToolSpec<'_>> {
+    vec![ToolSpec {
+        name: "fs__read_file",
+        description: "[server: fs] Reads a file.".into(),
+        input_schema: schema,
+    }]
 }
 
 /// The eight bytes every PNG starts with, as a tool's image.
 const PNG: &str = "iVBORw0KGgo=";
 
 fn png() -> ModelImage {
-    ModelImage::checked("image/png", PNG).unwrap()
+    ModelImage {
+        mime_type: "image/png".into(),
+        data: PNG.into(),
+    }
 }
 
 fn conversation() -> Vec<TurnMessage> {
@@ -55,15 +57,20 @@ fn conversation() -> Vec<TurnMessage> {
     ]
 }
 
-const OPTIONS: RequestOptions<'static> = RequestOptions {
-    model: "m",
-    system: Some("You are helpful."),
-    max_tokens: 100,
-};
+fn request<'a>(messages: &'a [TurnMessage], tools: &'a [ToolSpec<'a>]) -> ChatRequest<'a> {
+    ChatRequest {
+        model: "m",
+        system: Some("You are helpful."),
+        max_tokens: 100,
+        messages,
+        tools,
+    }
+}
 
 #[test]
 fn openai_gets_every_message_in_its_own_shape_and_the_tools() {
-    let body = openai(OPTIONS, &conversation(), &tools());
+    let (conversation, schema) = (conversation(), schema());
+    let body = openai::chat_body(&request(&conversation, &tools(&schema)));
     let roles: Vec<&str> = body["messages"]
         .as_array()
         .unwrap()
@@ -111,7 +118,8 @@ fn openai_gets_every_message_in_its_own_shape_and_the_tools() {
 
 #[test]
 fn anthropic_turns_alternate_and_parallel_results_share_one() {
-    let body = anthropic(OPTIONS, &conversation(), &tools());
+    let (conversation, schema) = (conversation(), schema());
+    let body = anthropic::chat_body(&request(&conversation, &tools(&schema)));
     assert_eq!(body["system"], "You are helpful.");
     let messages = body["messages"].as_array().unwrap();
     let roles: Vec<&str> = messages
@@ -144,55 +152,8 @@ fn anthropic_turns_alternate_and_parallel_results_share_one() {
 
 #[test]
 fn without_tools_no_tools_key_is_sent() {
-    let none = ModelTools::default();
     let messages = [TurnMessage::User("hi".into())];
-    assert!(openai(OPTIONS, &messages, &none).get("tools").is_none());
-    assert!(anthropic(OPTIONS, &messages, &none).get("tools").is_none());
-}
-
-#[test]
-fn only_images_whose_bytes_match_a_type_the_providers_read_are_given() {
-    let jpeg = "/9j/4AAQSkZJRg==";
-    let gif = "R0lGODlhAQABAAAAACw=";
-    let webp = "UklGRhoAAABXRUJQVlA4";
-    assert!(ModelImage::checked("image/png", PNG).is_some());
-    assert!(ModelImage::checked(" IMAGE/JPEG", jpeg).is_some());
-    assert!(ModelImage::checked("image/gif", gif).is_some());
-    assert!(ModelImage::checked("image/webp", webp).is_some());
-    // A PNG said to be a JPEG, a type no provider takes, text said to be an image, data that is not base64.
-    assert!(ModelImage::checked("image/jpeg", PNG).is_none());
-    assert!(ModelImage::checked("image/svg+xml", "PHN2Zz4=").is_none());
-    assert!(ModelImage::checked("image/png", "aGVsbG8gd29ybGQ=").is_none());
-    assert!(ModelImage::checked("image/png", "%%%%").is_none());
-    assert!(ModelImage::checked("image/png", "").is_none());
-}
-
-proptest::proptest! {
-    /// Whatever a server sends as an image, the check ends with an answer, and an image it passes starts with its
-    /// type's signature: a model is never sent bytes that a provider would refuse the whole request for.
-    #[test]
-    fn any_image_a_server_sends_is_checked_without_panicking(
-        mime in proptest::sample::select(vec!["image/png", "image/jpeg", "image/gif", "image/webp", "IMAGE/PNG", "image/x", ""]),
-        bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..64),
-        prefix in proptest::sample::select(vec![&b""[..], b"\x89PNG\r\n\x1a\n", b"\xFF\xD8\xFF", b"GIF89a", b"RIFF\0\0\0\0WEBP"]),
-        raw in ".{0,40}",
-        as_base64 in proptest::prelude::any::<bool>(),
-    ) {
-        use base64::Engine as _;
-        let data = if as_base64 {
-            base64::engine::general_purpose::STANDARD.encode([prefix, &bytes[..]].concat())
-        } else {
-            raw
-        };
-        if let Some(image) = ModelImage::checked(mime, &data) {
-            let start = crate::view::content::decode(&image.data[..image.data.len().min(16)]).unwrap();
-            let signature: &[u8] = match image.mime_type.as_str() {
-                "image/png" => b"\x89PNG",
-                "image/jpeg" => b"\xFF\xD8\xFF",
-                "image/gif" => b"GIF8",
-                _ => b"RIFF",
-            };
-            proptest::prop_assert!(start.starts_with(signature), "{} {:?}", image.mime_type, start);
-        }
-    }
+    let request = request(&messages, &[]);
+    assert!(openai::chat_body(&request).get("tools").is_none());
+    assert!(anthropic::chat_body(&request).get("tools").is_none());
 }

@@ -2,11 +2,12 @@ use serde_json::{json, Value};
 
 use super::*;
 
-mod anthropic_mapping;
+mod anthropic_completion;
 mod config;
 mod errors;
-mod model_choice;
-mod openai_mapping;
+mod openai_completion;
+mod requests;
+mod streaming;
 
 fn names(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| s.to_string()).collect()

@@ -5,7 +5,6 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
 use super::*;
-use crate::chat::stream::StopReason;
 
 const KEY: &str = "sk-test-key-1234";
 
@@ -65,6 +64,26 @@ async fn provider(
     (url, served)
 }
 
+/// Streams the reply to a one-message conversation from `config`'s model.
+async fn stream(
+    config: &ProviderConfig,
+    key: Option<&str>,
+    limits: ReplyLimits,
+    mut on_delta: impl FnMut(Delta) + Send,
+) -> Result<Reply, ProviderError> {
+    let messages = [TurnMessage::User("hi".into())];
+    let request = ChatRequest {
+        model: "m",
+        system: None,
+        max_tokens: 10,
+        messages: &messages,
+        tools: &[],
+    };
+    model_for(config, key)
+        .stream(&request, limits, &mut on_delta)
+        .await
+}
+
 /// Limits with `idle` and a whole reply far longer than any test.
 fn limits(idle: Duration) -> ReplyLimits {
     ReplyLimits {
@@ -104,12 +123,10 @@ async fn an_openai_reply_streams_text_and_a_tool_call() {
         json!({"choices": [], "usage": {"prompt_tokens": 9, "completion_tokens": 4}}),
     ];
     let (url, served) = provider("200 OK", "text/event-stream", sse(&events, true), false).await;
-    let request = json!({"model": "m", "messages": [{"role": "user", "content": "hi"}]});
     let mut deltas = Vec::new();
-    let reply = stream_reply(
+    let reply = stream(
         &config("openai", &url),
         Some(KEY),
-        &request,
         limits(Duration::from_secs(10)),
         |d| deltas.push(d),
     )
@@ -135,7 +152,10 @@ async fn an_openai_reply_streams_text_and_a_tool_call() {
     );
     assert_eq!(received.body["stream"], true);
     assert_eq!(received.body["stream_options"]["include_usage"], true);
-    assert_eq!(received.body["messages"], request["messages"]);
+    assert_eq!(
+        received.body["messages"],
+        json!([{"role": "user", "content": "hi"}])
+    );
 }
 
 #[tokio::test]
@@ -148,10 +168,9 @@ async fn an_anthropic_reply_is_read_with_its_own_headers() {
         json!({"type": "message_stop"}),
     ];
     let (url, served) = provider("200 OK", "text/event-stream", sse(&events, false), false).await;
-    let reply = stream_reply(
+    let reply = stream(
         &config("anthropic", &url),
         Some(KEY),
-        &json!({"model": "m", "max_tokens": 10, "messages": []}),
         limits(Duration::from_secs(10)),
         |_| {},
     )
@@ -188,10 +207,9 @@ async fn refusals_become_errors_the_user_can_act_on() {
         let body = json!({"error": {"message": format!("context too long for {KEY}")}}).to_string();
         let (url, _served) =
             provider(status, "application/json", vec![body.into_bytes()], false).await;
-        let error = stream_reply(
+        let error = stream(
             &config("openai", &url),
             Some(KEY),
-            &json!({}),
             limits(Duration::from_secs(10)),
             |_| {},
         )
@@ -219,10 +237,9 @@ async fn an_error_mid_stream_keeps_what_was_shown_and_hides_the_key() {
     ];
     let (url, _served) = provider("200 OK", "text/event-stream", sse(&events, false), false).await;
     let mut shown = String::new();
-    let error = stream_reply(
+    let error = stream(
         &config("openai", &url),
         Some(KEY),
-        &json!({}),
         limits(Duration::from_secs(10)),
         |d| {
             if let Delta::Text(t) = d {
@@ -246,10 +263,9 @@ async fn an_error_mid_stream_keeps_what_was_shown_and_hides_the_key() {
 async fn a_stalled_or_cut_stream_ends_with_an_error_not_a_reply() {
     let events = [json!({"choices": [{"index": 0, "delta": {"content": "Hm"}}]})];
     let (url, _served) = provider("200 OK", "text/event-stream", sse(&events, false), true).await;
-    let error = stream_reply(
+    let error = stream(
         &config("openai", &url),
         None,
-        &json!({}),
         limits(Duration::from_millis(300)),
         |_| {},
     )
@@ -258,10 +274,9 @@ async fn a_stalled_or_cut_stream_ends_with_an_error_not_a_reply() {
     assert!(matches!(error, ProviderError::Stalled(_)), "{error:?}");
 
     let (url, _served) = provider("200 OK", "text/event-stream", sse(&events, false), false).await;
-    let error = stream_reply(
+    let error = stream(
         &config("openai", &url),
         None,
-        &json!({}),
         limits(Duration::from_secs(10)),
         |_| {},
     )
@@ -318,7 +333,7 @@ async fn a_stream_that_only_keeps_itself_alive_ends_the_reply() {
     // Empty chunks after some text: the reply stopped growing.
     let url = endless(text("Hel"), empty.clone(), Duration::from_millis(20)).await;
     let mut shown = String::new();
-    let error = stream_reply(&config("openai", &url), None, &json!({}), limits, |d| {
+    let error = stream(&config("openai", &url), None, limits, |d| {
         if let Delta::Text(t) = d {
             shown.push_str(&t)
         }
@@ -335,7 +350,7 @@ async fn a_stream_that_only_keeps_itself_alive_ends_the_reply() {
     // Only empty chunks, and SSE comments (keep-alives): the reply never started.
     for piece in [empty, ": keep-alive\n\n".to_string()] {
         let url = endless(String::new(), piece, Duration::from_millis(20)).await;
-        let error = stream_reply(&config("openai", &url), None, &json!({}), limits, |_| {})
+        let error = stream(&config("openai", &url), None, limits, |_| {})
             .await
             .unwrap_err();
         assert_eq!(error, ProviderError::Timeout(limits.idle));
@@ -343,7 +358,7 @@ async fn a_stream_that_only_keeps_itself_alive_ends_the_reply() {
     // Anthropic's pings are no growth either.
     let ping = format!("event: ping\ndata: {}\n\n", json!({"type": "ping"}));
     let url = endless(String::new(), ping, Duration::from_millis(20)).await;
-    let error = stream_reply(&config("anthropic", &url), None, &json!({}), limits, |_| {})
+    let error = stream(&config("anthropic", &url), None, limits, |_| {})
         .await
         .unwrap_err();
     assert_eq!(error, ProviderError::Timeout(limits.idle));
@@ -361,7 +376,7 @@ async fn a_reply_that_grows_forever_is_stopped_at_the_whole_reply_limit() {
     };
     let url = endless(String::new(), word, Duration::from_millis(20)).await;
     let mut shown = 0usize;
-    let error = stream_reply(&config("openai", &url), None, &json!({}), limits, |d| {
+    let error = stream(&config("openai", &url), None, limits, |d| {
         if let Delta::Text(t) = d {
             shown += t.len()
         }

@@ -2,9 +2,7 @@ use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderValue, RETRY_AFTER};
 
-use crate::sampling::provider::http::{
-    error_message, is_loopback, retry_after, truncate, MAX_ERROR_CHARS,
-};
+use crate::model::http::{error_message, is_loopback, retry_after, truncate, MAX_ERROR_CHARS};
 
 use super::*;
 
