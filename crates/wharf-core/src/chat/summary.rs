@@ -245,4 +245,93 @@ mod tests {
         let one = [stored(1, Role::User, &"y".repeat(5_000), None)];
         assert_eq!(transcript(&one, 100).len(), 5_006);
     }
+
+    /// A conversation of two messages in the fixture's store.
+    fn old_conversation(fx: &crate::chat::turn::tests::Fixture) -> String {
+        let old = fx.store.create(Some("Reading a")).unwrap().id;
+        for (role, text) in [(Role::User, "read a"), (Role::Assistant, "a says hi")] {
+            let message = NewMessage {
+                role,
+                text: text.to_string(),
+                data: None,
+            };
+            fx.store.append(&old, message).unwrap();
+        }
+        old
+    }
+
+    #[tokio::test]
+    async fn the_models_summary_starts_a_new_conversation_that_names_the_old_one() {
+        use crate::model::fake::{FakeReply, Step};
+        let script = vec![Step::Reply(
+            FakeReply::text(&["The user read a; ", "it says hi."]).usage(90, 9),
+        )];
+        let fx = crate::chat::turn::tests::Fixture::new(json!({}), script, Vec::new()).await;
+        let old = old_conversation(&fx);
+
+        let done = summarize(&fx.cx(), &old, &CancellationToken::new())
+            .await
+            .unwrap();
+        assert_eq!(done.continues, old);
+        assert_eq!(done.summary, "The user read a; it says hi.");
+        assert_eq!(done.usage.output_tokens, 9);
+        let first = &fx.store.messages(&done.conversation).unwrap()[0];
+        assert_eq!(first.role, Role::User);
+        assert_eq!(
+            first.text,
+            "A summary of the conversation \"Reading a\", to go on from:\n\nThe user read a; it says hi."
+        );
+        assert_eq!(first.data, Some(json!({ "continues": old })));
+        assert_eq!(
+            fx.store.messages(&old).unwrap().len(),
+            2,
+            "the old one stays"
+        );
+
+        // One request: the transcript as text, no tools.
+        let sent = fx.model.requests();
+        assert_eq!(sent.len(), 1);
+        assert!(sent[0].tools.is_empty());
+        assert_eq!(
+            sent[0].system.as_deref(),
+            Some("You write summaries of conversations.")
+        );
+        let [TurnMessage::User(asked)] = &sent[0].messages[..] else {
+            panic!("{sent:?}")
+        };
+        assert!(asked.starts_with(ASK), "{asked}");
+        assert!(
+            asked.ends_with("User: read a\n\nAssistant: a says hi"),
+            "{asked}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_failed_or_empty_summary_starts_nothing() {
+        use crate::model::fake::{FakeReply, Step};
+        use crate::model::ProviderError;
+        let refused = ProviderError::Http {
+            status: 500,
+            message: "overloaded".into(),
+        };
+        let script = vec![
+            Step::Fail {
+                shown: Vec::new(),
+                error: refused.clone(),
+            },
+            Step::Reply(FakeReply::text(&["  "])),
+        ];
+        let fx = crate::chat::turn::tests::Fixture::new(json!({}), script, Vec::new()).await;
+        let old = old_conversation(&fx);
+        let cancel = CancellationToken::new();
+        match summarize(&fx.cx(), &old, &cancel).await {
+            Err(TurnError::Summary(said)) => assert_eq!(said, refused.user_message()),
+            other => panic!("{other:?}"),
+        }
+        match summarize(&fx.cx(), &old, &cancel).await {
+            Err(TurnError::Summary(said)) => assert_eq!(said, "the model's reply was empty"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(fx.store.list().unwrap().len(), 1, "no new conversation");
+    }
 }

@@ -626,3 +626,6 @@ pub fn system_prompt(folders: &[std::path::PathBuf]) -> String {
     }
     prompt
 }
+
+#[cfg(test)]
+pub(crate) mod tests;

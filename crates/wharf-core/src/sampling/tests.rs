@@ -76,3 +76,178 @@ fn a_server_flooding_sampling_requests_is_refused_past_the_limit() {
     assert!(service.flooded("s"));
     assert!(!service.flooded("other"), "another server is not held back");
 }
+
+/// A server's request completed by a scripted model in the same process, with the user's answers from `script` (an
+/// `--answers` file's text) and the events it told.
+struct Served {
+    model: crate::model::fake::FakeModel,
+    events: std::sync::Arc<Mutex<Vec<HostEvent>>>,
+    result: Result<Value, SamplingError>,
+}
+
+impl Served {
+    fn told(&self) -> Vec<HostEvent> {
+        self.events.lock().unwrap().clone()
+    }
+}
+
+fn provider() -> ProviderConfig {
+    ProviderConfig::openai_compatible("http://127.0.0.1:9/v1", "default-model")
+}
+
+async fn serve(
+    prefs: impl FnOnce(&SamplingPrefs),
+    script: &str,
+    steps: Vec<crate::model::fake::Step>,
+    params: Value,
+) -> Served {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = SamplingPrefs::open(dir.path().join("sampling.json"));
+    prefs(&store);
+    let model = crate::model::fake::FakeModel::new(steps);
+    let service = Arc::new(
+        SamplingService::new(store, Some(provider())).with_models(Arc::new(model.clone())),
+    );
+    let agent = crate::broker::ScriptedAgent::parse(script).unwrap();
+    let broker = Broker::new(
+        crate::broker::DeclaredCapabilities::SERVED.with_sampling(),
+        Arc::new(agent),
+    );
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let told = events.clone();
+    let sink = EventSink::new(move |event| told.lock().unwrap().push(event));
+    let result = sample(Sampling {
+        broker: &broker,
+        service: Some(&service),
+        events: &sink,
+        server: "writer",
+        definition_hash: "h1",
+        cause: None,
+        params: &params,
+        modern: false,
+    })
+    .await;
+    Served {
+        model,
+        events,
+        result,
+    }
+}
+
+fn ask_for_a_haiku() -> Value {
+    json!({
+        "systemPrompt": "Be brief.",
+        "messages": [{"role": "user", "content": {"type": "text", "text": "A haiku, please."}}],
+        "maxTokens": 50,
+    })
+}
+
+#[tokio::test]
+async fn a_reviewed_request_is_completed_by_the_model_with_the_users_edits() {
+    use crate::model::fake::Step;
+    let completion = json!({"role": "assistant", "model": "default-model",
+        "content": {"type": "text", "text": "the model's haiku"}, "stopReason": "endTurn"});
+    let served = serve(
+        |_| {},
+        r#"{"sampling": {"action": "accept", "content": {"systemPrompt": "Rhyme."}, "edit_reply": "the user's haiku"}}"#,
+        vec![Step::Completion(completion)],
+        ask_for_a_haiku(),
+    )
+    .await;
+
+    let result = served.result.clone().unwrap();
+    assert_eq!(result["content"]["text"], "the user's haiku");
+    assert_eq!(result["model"], "default-model");
+    let asked = served.model.completions();
+    assert_eq!(asked.len(), 1);
+    assert_eq!(
+        asked[0].params["systemPrompt"], "Rhyme.",
+        "the prompt as edited"
+    );
+    assert_eq!(asked[0].params["messages"], ask_for_a_haiku()["messages"]);
+    assert_eq!(
+        (asked[0].model.as_str(), asked[0].max_tokens),
+        ("default-model", 50)
+    );
+    assert_eq!(asked[0].timeout, PROVIDER_TIMEOUT);
+    assert_eq!(served.model.opened(), [provider()]);
+    let events = served.told();
+    assert!(
+        matches!(
+            &events[..],
+            [HostEvent::Sampling {
+                answer: AnswerAction::Accept,
+                policy: Policy::Ask,
+                ..
+            }]
+        ),
+        "{events:?}"
+    );
+}
+
+#[tokio::test]
+async fn an_allowed_request_is_held_to_its_limits_and_a_provider_failure_is_told() {
+    use crate::model::fake::Step;
+    use crate::model::ProviderError;
+    let allow = |prefs: &SamplingPrefs| {
+        let limits = Limits {
+            max_tokens: Some(20),
+            ..Limits::default()
+        };
+        prefs.set("writer", "h1", Policy::Allow, limits).unwrap();
+    };
+    let refused = ProviderError::Unauthorized {
+        secret: Some("llm".into()),
+    };
+    let served = serve(
+        allow,
+        "{}",
+        vec![Step::CompletionFails(refused.clone())],
+        ask_for_a_haiku(),
+    )
+    .await;
+
+    assert_eq!(
+        served.result,
+        Err(SamplingError::Failed(refused.user_message()))
+    );
+    assert_eq!(
+        served.model.completions()[0].max_tokens,
+        20,
+        "the user's cap"
+    );
+    let events = served.told();
+    assert!(
+        events.iter().any(|e| matches!(e,
+            HostEvent::Notice { code: NoticeCode::ProviderError, message, .. } if *message == refused.user_message())),
+        "{events:?}"
+    );
+
+    // A request the provider cannot take is the server's mistake, not a failure.
+    let unsupported = ProviderError::InvalidParams("`messages` must be a list".into());
+    let served = serve(
+        allow,
+        "{}",
+        vec![Step::CompletionFails(unsupported.clone())],
+        ask_for_a_haiku(),
+    )
+    .await;
+    assert_eq!(
+        served.result,
+        Err(SamplingError::Invalid(unsupported.user_message()))
+    );
+}
+
+#[tokio::test]
+async fn a_request_the_user_rejects_never_reaches_the_model() {
+    let served = serve(
+        |_| {},
+        r#"{"sampling": {"action": "decline"}}"#,
+        Vec::new(),
+        ask_for_a_haiku(),
+    )
+    .await;
+    assert!(matches!(served.result, Err(SamplingError::Rejected(_))));
+    assert!(served.model.completions().is_empty());
+    assert!(served.model.opened().is_empty());
+}

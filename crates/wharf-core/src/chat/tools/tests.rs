@@ -278,3 +278,34 @@ proptest::proptest! {
         proptest::prop_assert_eq!(names(&tools), names(&again));
     }
 }
+
+#[test]
+fn each_tool_is_offered_with_the_server_it_is_on() {
+    let read = ToolInfo {
+        description: Some("Reads a file.".into()),
+        input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+        ..tool("read_file")
+    };
+    let titled = ToolInfo {
+        title: Some("Fetch a page".into()),
+        ..tool("fetch")
+    };
+    let tools = ModelTools::new([
+        ("fs".to_string(), vec![read.clone(), tool("bare")]),
+        ("web".to_string(), vec![titled]),
+    ]);
+    let specs = tools.specs();
+    let described: Vec<(&str, &str)> = specs
+        .iter()
+        .map(|s| (s.name, s.description.as_str()))
+        .collect();
+    assert_eq!(
+        described,
+        [
+            ("fs__bare", "[server: fs]"),
+            ("fs__read_file", "[server: fs] Reads a file."),
+            ("web__fetch", "[server: web] Fetch a page"),
+        ]
+    );
+    assert_eq!(specs[1].input_schema, &read.input_schema);
+}

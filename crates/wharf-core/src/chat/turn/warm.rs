@@ -40,105 +40,32 @@ pub async fn warm_up(cx: &TurnContext<'_>) -> Result<bool, String> {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::{Arc, Mutex};
-
-    use serde_json::Value;
-    use tokio::io::AsyncWriteExt;
+    use serde_json::json;
 
     use super::*;
-    use crate::approval::Approvals;
-    use crate::broker::DeclineAll;
-    use crate::chat::turn::{ChatSettings, RunningConversations};
-    use crate::config::Config;
-    use crate::conversations::ConversationStore;
-    use crate::events::EventSink;
-    use crate::facade::assemble::HostBuilder;
-    use crate::model::{Keyring, ProviderConfig, ReplyLimits};
-
-    /// A loopback provider answering every request with a one-token stream, keeping each request's JSON body.
-    async fn provider(seen: Arc<Mutex<Vec<Value>>>) -> String {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        tokio::spawn(async move {
-            while let Ok((mut stream, _)) = listener.accept().await {
-                let (_, body) = crate::test_http::read_request(&mut stream).await;
-                seen.lock()
-                    .unwrap()
-                    .push(serde_json::from_str(&body).unwrap_or(Value::Null));
-                let events = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"},\"finish_reason\":null}]}\n\n\
-                              data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"length\"}]}\n\n\
-                              data: [DONE]\n\n";
-                let answer = format!(
-                    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\n\
-                     connection: close\r\n\r\n{events}",
-                    events.len()
-                );
-                let _ = stream.write_all(answer.as_bytes()).await;
-            }
-        });
-        format!("http://{addr}/v1")
-    }
-
-    fn settings(base_url: &str, demo: bool) -> ChatSettings {
-        ChatSettings {
-            provider: ProviderConfig::openai_compatible(base_url, "demo-model"),
-            max_steps: 5,
-            max_tokens: 4096,
-            limits: ReplyLimits {
-                idle: std::time::Duration::from_secs(10),
-                whole: std::time::Duration::from_secs(10),
-            },
-            context_tokens: 4096,
-            images: false,
-            tools: true,
-            demo,
-        }
-    }
+    use crate::chat::turn::tests::{settings, Fixture};
+    use crate::model::fake::{FakeReply, Step};
 
     #[tokio::test]
     async fn only_the_demo_model_is_sent_the_system_prompt_and_tools_a_first_turn_will_send() {
-        let dir = tempfile::tempdir().unwrap();
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let url = provider(seen.clone()).await;
-        let config = Config::parse(&dir.path().join("mcp.json"), r#"{"servers": {}}"#, &|_| {
-            None
-        })
-        .unwrap();
-        let host = HostBuilder::new(config, Arc::new(DeclineAll)).build(EventSink::discard());
-        let (approvals, _) = Approvals::open(dir.path().join("grants.json"));
-        let (store, _) = ConversationStore::open(&dir.path().join("c.db")).unwrap();
-        let running = RunningConversations::default();
-        let redactor = crate::redact::Redactor::default();
-        let events = EventSink::discard();
-        for demo in [false, true] {
-            let settings = settings(&url, demo);
-            let cx = TurnContext {
-                host: &host,
-                approvals: &approvals,
-                store: &store,
-                running: &running,
-                events: &events,
-                settings: &settings,
-                models: &Keyring,
-                redactor: &redactor,
-            };
-            assert_eq!(warm_up(&cx).await, Ok(demo), "demo: {demo}");
-        }
-        let seen = seen.lock().unwrap().clone();
-        assert_eq!(
-            seen.len(),
-            1,
-            "a user's own model is never sent it: {seen:?}"
+        let script = vec![Step::Reply(FakeReply::text(&["Hi"]))];
+        let mut fx = Fixture::new(json!({}), script, Vec::new()).await;
+        assert_eq!(warm_up(&fx.cx()).await, Ok(false));
+        assert!(
+            fx.model.requests().is_empty(),
+            "a user's own model is never sent it"
         );
-        let body = &seen[0];
-        assert_eq!(body["max_tokens"], 1, "{body}");
-        assert_eq!(body["model"], "demo-model");
+        fx.settings = settings(true);
+        assert_eq!(warm_up(&fx.cx()).await, Ok(true));
+        let sent = fx.model.requests();
+        assert_eq!(sent.len(), 1);
+        assert_eq!(sent[0].max_tokens, 1);
+        assert_eq!(sent[0].model, "fake-model");
         // The same system prompt a turn sends first, so the model's server keeps it evaluated for the turn.
         assert_eq!(
-            body["messages"][0]["content"].as_str(),
-            Some(system_prompt(&host.workspace().folders()).as_str()),
-            "{body}"
+            sent[0].system.as_deref(),
+            Some(system_prompt(&fx.host.workspace().folders()).as_str())
         );
-        assert!(store.list().unwrap().is_empty(), "nothing is kept of it");
+        assert!(fx.store.list().unwrap().is_empty(), "nothing is kept of it");
     }
 }
