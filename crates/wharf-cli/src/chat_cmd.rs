@@ -42,7 +42,7 @@ pub async fn run(
     message: &str,
     attachments: &[Attachment],
 ) -> Result<ExitCode, Failure> {
-    service.settings().map_err(Failure)?;
+    service.settings().map_err(|e| Failure(e.to_string()))?;
     host.start_all().await;
     let cancel = CancellationToken::new();
     let interrupt = cancel.clone();
@@ -76,7 +76,7 @@ pub async fn summarize(
     service: &ChatService,
     conversation: &str,
 ) -> Result<ExitCode, Failure> {
-    service.settings().map_err(Failure)?;
+    service.settings().map_err(|e| Failure(e.to_string()))?;
     let cancel = CancellationToken::new();
     let interrupt = cancel.clone();
     tokio::spawn(async move {

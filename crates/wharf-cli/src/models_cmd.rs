@@ -31,7 +31,7 @@ pub async fn run(config: &Config) -> Result<ExitCode, Failure> {
                     entry["models"] = json!(models);
                     entry["tools"] = json!(tools);
                 }
-                Err(e) => entry["error"] = json!(e),
+                Err(e) => entry["error"] = json!(e.to_string()),
             }
             if settings.demo {
                 entry["note"] = json!(DEMO_MODEL_LIMITS);

@@ -32,7 +32,7 @@ use reqwest::header::HeaderMap;
 use serde_json::Value;
 
 pub use api_key::ApiKeyError;
-pub use error::ProviderError;
+pub use error::{AskError, ProviderError};
 pub use local::{detect_local, LocalRuntime, KNOWN_RUNTIMES, PROBE_TIMEOUT};
 pub use message::{ChatRequest, ModelImage, ToolSpec, TurnMessage};
 pub use provider::{ProviderConfig, ProviderConfigError, ProviderKind};

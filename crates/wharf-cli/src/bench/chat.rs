@@ -152,7 +152,9 @@ async fn measure(args: &ChatArgs, dir: &std::path::Path) -> Result<String, Bench
     };
     let (service, _) = ChatService::open(&config, &paths)
         .map_err(|e| BenchError::Setup(format!("cannot open chat's stores: {e}")))?;
-    let settings = service.settings().map_err(BenchError::Setup)?;
+    let settings = service
+        .settings()
+        .map_err(|e| BenchError::Setup(e.to_string()))?;
     let broker = Broker::new(DeclaredCapabilities::SERVED, Arc::new(DeclineAll));
     let host = Host::new(config, broker, sink, HostOptions::default());
     eprintln!(

@@ -15,18 +15,31 @@ use crate::config::Config;
 use crate::conversations::{ConversationError, ConversationStore};
 use crate::facade::ErrorCode;
 use crate::host::Host;
-use crate::model::{Keyring, ProviderConfig, ReplyLimits};
+use crate::model::{AskError, Keyring, ProviderConfig, ReplyLimits};
 
-/// Why chat cannot run.
-#[derive(Debug, thiserror::Error)]
-pub enum ChatError {
+/// Why chat has no model to ask: kept with the settings, so it is cloned to each caller.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ModelUnavailable {
+    /// The configuration file names no model (and no demo model runs).
     #[error(
         "no model is configured: add \"chat\": {{\"provider\": {{\"kind\": \"openai\", \"baseUrl\": \"...\", \
          \"model\": \"...\"}}}} to {0} (Ollama, LM Studio, llama.cpp, vLLM or OpenAI), or \"kind\": \"anthropic\""
     )]
     NoModel(String),
+    /// The file's provider entry cannot be used; the reason as the configuration's reader gave it.
     #[error("{0}")]
     BadProvider(String),
+    #[error("the chat settings could not be read")]
+    Poisoned,
+}
+
+/// Why chat cannot run.
+#[derive(Debug, thiserror::Error)]
+pub enum ChatError {
+    #[error("{0}")]
+    Unavailable(#[from] ModelUnavailable),
+    #[error("{0}")]
+    Ask(#[from] AskError),
     #[error("{0}")]
     Store(#[from] ConversationError),
     #[error("{0}")]
@@ -36,7 +49,10 @@ pub enum ChatError {
 impl ChatError {
     pub fn code(&self) -> ErrorCode {
         match self {
-            ChatError::NoModel(_) | ChatError::BadProvider(_) => ErrorCode::Config,
+            ChatError::Unavailable(ModelUnavailable::Poisoned) => ErrorCode::Internal,
+            ChatError::Unavailable(_) => ErrorCode::Config,
+            ChatError::Ask(AskError::Key(_)) => ErrorCode::Keyring,
+            ChatError::Ask(AskError::Provider(_)) => ErrorCode::Connection,
             ChatError::Store(ConversationError::NotFound(_))
             | ChatError::Turn(TurnError::Conversation(ConversationError::NotFound(_))) => {
                 ErrorCode::UnknownTarget
@@ -59,12 +75,15 @@ pub const DEMO_MODEL_ENV: &str = "WHARF_DEMO_MODEL";
 pub const DEMO_MODEL_ID: &str = "qwen2.5-coder-0.5b-demo";
 
 /// The settings of chat read from the configuration: the model to use, or why there is none.
-pub fn chat_settings(config: &Config) -> Result<ChatSettings, ChatError> {
+pub fn chat_settings(config: &Config) -> Result<ChatSettings, ModelUnavailable> {
     chat_settings_with(config, std::env::var(DEMO_MODEL_ENV).ok().as_deref())
 }
 
 /// As [`chat_settings`], with the demo model's URL (if one runs) given rather than read from the environment.
-pub fn chat_settings_with(config: &Config, demo: Option<&str>) -> Result<ChatSettings, ChatError> {
+pub fn chat_settings_with(
+    config: &Config,
+    demo: Option<&str>,
+) -> Result<ChatSettings, ModelUnavailable> {
     match config.chat_provider() {
         None => match demo.filter(|url| url.starts_with("http://127.0.0.1:")) {
             Some(url) => Ok(ChatSettings {
@@ -79,9 +98,9 @@ pub fn chat_settings_with(config: &Config, demo: Option<&str>) -> Result<ChatSet
                 tools: true,
                 demo: true,
             }),
-            None => Err(ChatError::NoModel(config.path.display().to_string())),
+            None => Err(ModelUnavailable::NoModel(config.path.display().to_string())),
         },
-        Some(Err(e)) => Err(ChatError::BadProvider(e.clone())),
+        Some(Err(e)) => Err(ModelUnavailable::BadProvider(e.clone())),
         Some(Ok(provider)) => Ok(ChatSettings {
             provider: provider.clone(),
             max_steps: config.chat.max_steps,
@@ -107,7 +126,7 @@ fn reply_limits(chat: &crate::config::ChatConfig) -> ReplyLimits {
 pub struct ChatService {
     pub approvals: Approvals,
     pub store: ConversationStore,
-    settings: std::sync::RwLock<Result<ChatSettings, String>>,
+    settings: std::sync::RwLock<Result<ChatSettings, ModelUnavailable>>,
     running: RunningConversations,
     /// The configuration's secrets (and, as every redactor, the keys the process read), masked in every turn.
     redactor: crate::redact::Redactor,
@@ -144,7 +163,7 @@ impl ChatService {
         let service = ChatService {
             approvals,
             store,
-            settings: std::sync::RwLock::new(chat_settings(config).map_err(|e| e.to_string())),
+            settings: std::sync::RwLock::new(chat_settings(config)),
             running: RunningConversations::default(),
             redactor,
         };
@@ -155,23 +174,23 @@ impl ChatService {
     pub fn reconfigure(&self, config: &Config) {
         self.redactor.learn(config);
         if let Ok(mut settings) = self.settings.write() {
-            *settings = chat_settings(config).map_err(|e| e.to_string());
+            *settings = chat_settings(config);
         }
     }
 
     /// Readies the bundled demo model (when it is chat's model) with the running servers' tools, so that the user's
     /// first turn is as quick as later ones: true when a warming request was answered, false when there was nothing
     /// to do, the reason when it failed (a failure changes nothing for the turns that follow).
-    pub async fn warm_up(&self, host: &Host) -> Result<bool, String> {
+    pub async fn warm_up(&self, host: &Host) -> Result<bool, ChatError> {
         let settings = self.settings()?;
-        crate::chat::turn::warm_up(&self.context(host, &settings)).await
+        Ok(crate::chat::turn::warm_up(&self.context(host, &settings)).await?)
     }
 
     /// The model the next turn goes to, or why there is none.
-    pub fn settings(&self) -> Result<ChatSettings, String> {
+    pub fn settings(&self) -> Result<ChatSettings, ModelUnavailable> {
         self.settings
             .read()
-            .map_err(|_| "the chat settings could not be read".to_string())
+            .map_err(|_| ModelUnavailable::Poisoned)
             .and_then(|s| s.clone())
     }
 
@@ -184,7 +203,7 @@ impl ChatService {
         request: TurnRequest<'_>,
         cancel: &CancellationToken,
     ) -> Result<TurnOutcome, ChatError> {
-        let settings = self.settings().map_err(ChatError::BadProvider)?;
+        let settings = self.settings()?;
         Ok(run_turn(&self.context(host, &settings), request, cancel).await?)
     }
 
@@ -196,7 +215,7 @@ impl ChatService {
         conversation: &str,
         cancel: &CancellationToken,
     ) -> Result<Summarized, ChatError> {
-        let settings = self.settings().map_err(ChatError::BadProvider)?;
+        let settings = self.settings()?;
         Ok(summarize(&self.context(host, &settings), conversation, cancel).await?)
     }
 
@@ -238,10 +257,10 @@ mod tests {
         assert_eq!(settings.provider.model, "qwen3");
         // Only a loopback demo: the variable cannot send the user's conversation elsewhere.
         let err = chat_settings_with(&bare, Some("https://example.com/v1")).unwrap_err();
-        assert!(matches!(err, ChatError::NoModel(_)), "{err}");
+        assert!(matches!(err, ModelUnavailable::NoModel(_)), "{err}");
         assert!(matches!(
             chat_settings_with(&bare, None),
-            Err(ChatError::NoModel(_))
+            Err(ModelUnavailable::NoModel(_))
         ));
     }
 

@@ -12,8 +12,8 @@ use crate::config::edit::ConfigDocument;
 use crate::display_text::one_line;
 use crate::facade::ErrorCode;
 use crate::model::{
-    detect_local, tool_support, LocalRuntime, ProviderConfig, ToolSupport, KNOWN_RUNTIMES,
-    PROBE_TIMEOUT,
+    detect_local, tool_support, AskError, LocalRuntime, ProviderConfig, ToolSupport,
+    KNOWN_RUNTIMES, PROBE_TIMEOUT,
 };
 
 /// How long a provider may take to list its models.
@@ -79,14 +79,9 @@ impl ModelChoiceError {
 pub async fn provider_models(
     provider: &ProviderConfig,
     timeout: Duration,
-) -> Result<Vec<String>, String> {
-    let model = crate::model::open(provider)
-        .await
-        .map_err(|e| e.to_string())?;
-    model
-        .list_models(timeout)
-        .await
-        .map_err(|e| e.user_message())
+) -> Result<Vec<String>, AskError> {
+    let model = crate::model::open(provider).await?;
+    Ok(model.list_models(timeout).await?)
 }
 
 /// The chooser's list for chat's `settings`: the provider's models (the demo model alone when it stands in) and
@@ -105,7 +100,7 @@ pub async fn chat_models(settings: &ChatSettings, timeout: Duration) -> ChatMode
                     tool_support(&settings.provider.base_url, None, &models, PROBE_TIMEOUT).await;
                 (models, tools, None)
             }
-            Err(why) => (Vec::new(), BTreeMap::new(), Some(why)),
+            Err(why) => (Vec::new(), BTreeMap::new(), Some(why.to_string())),
         }
     };
     let ((models, tools, error), local) =

@@ -127,3 +127,12 @@ fn is_context_overflow(status: u16, message: &str) -> bool {
             || message.contains("exceeds the context")
             || message.contains("maximum context"))
 }
+
+/// Why a model could not be asked: its API key could not be read, or the provider failed.
+#[derive(Debug, thiserror::Error)]
+pub enum AskError {
+    #[error("{0}")]
+    Key(#[from] super::ApiKeyError),
+    #[error("{}", .0.user_message())]
+    Provider(#[from] ProviderError),
+}

@@ -5,22 +5,18 @@
 //! for this run, while a user's own provider may charge for every request.
 
 use super::{gather_tools, system_prompt, TurnContext};
-use crate::model::{ChatRequest, TurnMessage};
+use crate::model::{AskError, ChatRequest, TurnMessage};
 
 /// What the warming request asks: nothing the model needs to think about.
 const WARM_MESSAGE: &str = "Hello.";
 
 /// Sends the warming request when chat's model is the demo model; says why it could not, for the log.
-pub async fn warm_up(cx: &TurnContext<'_>) -> Result<bool, String> {
+pub async fn warm_up(cx: &TurnContext<'_>) -> Result<bool, AskError> {
     let settings = cx.settings;
     if !settings.demo {
         return Ok(false);
     }
-    let model = cx
-        .models
-        .open(&settings.provider)
-        .await
-        .map_err(|e| e.to_string())?;
+    let model = cx.models.open(&settings.provider).await?;
     let (_, tools) = gather_tools(cx).await;
     let system = system_prompt(&cx.host.workspace().folders());
     let tools = tools.specs();
@@ -35,7 +31,7 @@ pub async fn warm_up(cx: &TurnContext<'_>) -> Result<bool, String> {
         .stream(&request, settings.limits, &mut |_| {})
         .await
         .map(|_| true)
-        .map_err(|e| e.user_message())
+        .map_err(AskError::from)
 }
 
 #[cfg(test)]
@@ -50,13 +46,13 @@ mod tests {
     async fn only_the_demo_model_is_sent_the_system_prompt_and_tools_a_first_turn_will_send() {
         let script = vec![Step::Reply(FakeReply::text(&["Hi"]))];
         let mut fx = Fixture::new(json!({}), script, Vec::new()).await;
-        assert_eq!(warm_up(&fx.cx()).await, Ok(false));
+        assert!(matches!(warm_up(&fx.cx()).await, Ok(false)));
         assert!(
             fx.model.requests().is_empty(),
             "a user's own model is never sent it"
         );
         fx.settings = settings(true);
-        assert_eq!(warm_up(&fx.cx()).await, Ok(true));
+        assert!(matches!(warm_up(&fx.cx()).await, Ok(true)));
         let sent = fx.model.requests();
         assert_eq!(sent.len(), 1);
         assert_eq!(sent[0].max_tokens, 1);

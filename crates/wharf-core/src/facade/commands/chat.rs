@@ -299,7 +299,7 @@ impl Run for GetChatModels {
         let settings = session
             .chat_service()?
             .settings()
-            .map_err(|why| CommandError::new(ErrorCode::Config, why))?;
+            .map_err(ChatError::from)?;
         Ok(chat_model::chat_models(&settings, chat_model::LIST_TIMEOUT).await)
     }
 }

@@ -150,7 +150,7 @@ impl SessionChat {
     pub fn status(&self) -> ChatStatus {
         let settings = match self.service.lock() {
             Ok(opened) => match &*opened {
-                Opened::Open(service) => service.settings(),
+                Opened::Open(service) => service.settings().map_err(|e| e.to_string()),
                 Opened::Failed(why) => Err(why.clone()),
                 Opened::Not(_) => Err("chat is not open yet".into()),
             },

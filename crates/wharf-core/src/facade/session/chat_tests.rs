@@ -4,6 +4,7 @@ use super::*;
 use crate::approval::pin::{Pinned, ServerDefinition};
 use crate::approval::ToolCallChoice;
 use crate::conversations::{NewMessage, Role};
+use crate::facade::chat::ModelUnavailable;
 use crate::facade::links::LinkError;
 use crate::facade::ErrorCode;
 use crate::ToolInfo;
@@ -171,7 +172,9 @@ fn an_unreadable_conversations_folder_makes_chat_unavailable_and_says_why() {
 
 #[test]
 fn chat_errors_keep_their_codes() {
-    let error = CommandError::from(ChatError::NoModel("/x/mcp.json".into()));
+    let error = CommandError::from(ChatError::from(ModelUnavailable::NoModel(
+        "/x/mcp.json".into(),
+    )));
     assert_eq!(error.code, ErrorCode::Config);
     let error = CommandError::from(LinkError::Declined);
     assert_eq!(error.code, ErrorCode::Cancelled);
