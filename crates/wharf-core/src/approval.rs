@@ -30,7 +30,8 @@ pub mod card;
 pub mod diff;
 pub mod pin;
 
-pub use card::{GrantKind, ServerStance, ToolApproval, ToolCallChoice};
+pub use crate::config::{ServerStance, ToolApproval};
+pub use card::{GrantKind, ToolCallChoice};
 
 use crate::user_store::{StoreError, StoreKind, UserStore};
 use card::ToolChange;

@@ -1,4 +1,4 @@
-//! What the approval of a tool call is told and says: a server's stance from the configuration, the card's view,
+//! What the approval of a tool call is told and says: the card's view,
 //! the user's answer, how the call was decided, why it was sent without asking, and the parts of a tool a grant is
 //! pinned to. Plain data that
 //! depends on nothing else in Wharf (but the plain names of `display_text`, a leaf), so that the configuration, the broker (which carries the card) and the events
@@ -9,25 +9,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::display_text::name::ShownName;
-
-/// A server's default for tool calls that are not the user's own (`"toolApproval"` in its entry).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ts_rs::TS)]
-#[serde(rename_all = "lowercase")]
-#[ts(export)]
-pub enum ToolApproval {
-    #[default]
-    Ask,
-    Allow,
-    Deny,
-}
-
-/// What the configuration says of a server, for the engine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct ServerStance {
-    pub approval: ToolApproval,
-    /// Only a trusted server's annotations count.
-    pub trusted: bool,
-}
 
 /// Why a call was sent without asking (`grant` in a `tool_call` event).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]

@@ -1,11 +1,10 @@
-//! The configuration of chat: the top-level `chat` object (`provider`, `maxSteps`) and, per server, how a model's
-//! tool calls are approved (`toolApproval`, `trusted`).
+//! The configuration of chat: the top-level `chat` object (`provider`, `maxSteps`, the context window, images,
+//! tools and the reply's time limits).
 
 use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use crate::approval::card::{ServerStance, ToolApproval};
 use crate::model::ProviderConfig;
 
 /// Steps one turn may take (model replies with tool calls) when `chat.maxSteps` does not say.
@@ -188,20 +187,4 @@ fn seconds(
             None
         }
     }
-}
-
-/// A server's `toolApproval` and `trusted`. A value that cannot be read is the server's error, as any preference
-/// that cannot be read: falling back to a default could let calls through that the user meant to stop.
-pub(super) fn stance(def: &Map<String, Value>) -> Result<ServerStance, String> {
-    let approval = match def.get("toolApproval") {
-        None => ToolApproval::default(),
-        Some(value) => serde_json::from_value(value.clone())
-            .map_err(|_| format!("\"toolApproval\" must be ask, allow or deny, not {value}"))?,
-    };
-    let trusted = match def.get("trusted") {
-        None => false,
-        Some(Value::Bool(trusted)) => *trusted,
-        Some(value) => return Err(format!("\"trusted\" must be true or false, not {value}")),
-    };
-    Ok(ServerStance { approval, trusted })
 }

@@ -1,3 +1,5 @@
+use std::collections::BTreeMap;
+
 use super::*;
 
 fn env_with(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
@@ -381,7 +383,6 @@ fn an_argument_that_is_a_list_or_an_object_fails_the_server_and_a_number_is_its_
 /// to a default that might let a model's calls through.
 #[test]
 fn tool_approval_and_trust_are_read_and_a_bad_value_fails_the_server() {
-    use crate::approval::{ServerStance, ToolApproval};
     let config = parse(
         r#"{"servers": {
             "plain": {"command": "a"},

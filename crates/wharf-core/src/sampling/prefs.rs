@@ -159,7 +159,7 @@ impl SamplingPrefs {
 
     /// `$XDG_CONFIG_HOME/wharf/sampling.json`, beside mcp.json.
     pub fn default_path() -> PathBuf {
-        crate::config::config_dir().join("sampling.json")
+        crate::user_dirs::config_dir().join("sampling.json")
     }
 
     pub fn path(&self) -> &Path {
