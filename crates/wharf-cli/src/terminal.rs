@@ -12,12 +12,12 @@ use std::io::{BufRead, Write};
 
 use futures::future::BoxFuture;
 use serde_json::{Map, Value};
-use wharf_core::broker::InputView;
-use wharf_core::broker::{InputAnswer, InputKind, InputRequest, UserAgent};
+use wharf_core::broker::UserAgent;
 use wharf_core::display_text::{lines, one_line};
-use wharf_core::elicitation::form::{FieldKind, FormField};
-use wharf_core::elicitation::url_check::UrlReview;
 use wharf_core::elicitation::UrlPhase;
+use wharf_core::question::form::{Choice, FieldKind, FormField};
+use wharf_core::question::url::UrlReview;
+use wharf_core::question::{InputAnswer, InputKind, InputRequest, InputView};
 use wharf_core::sampling::{SamplingStage, SamplingView};
 
 mod tool_call;
@@ -224,7 +224,7 @@ fn ask_field(tty: &mut Tty, field: &FormField) -> std::io::Result<Option<Option<
     }
 }
 
-fn choices(options: &[wharf_core::elicitation::form::Choice]) -> String {
+fn choices(options: &[Choice]) -> String {
     options
         .iter()
         .map(|c| match &c.title {

@@ -26,15 +26,14 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub mod card;
 pub mod diff;
 pub mod pin;
 
 pub use crate::config::{ServerStance, ToolApproval};
-pub use card::{GrantKind, ToolCallChoice};
+pub use crate::question::tool_call::{GrantKind, ToolCallChoice};
 
+use crate::question::tool_call::ToolChange;
 use crate::user_store::{StoreError, StoreKind, UserStore};
-use card::ToolChange;
 use pin::Pinned;
 
 /// The engine's decision on one call.

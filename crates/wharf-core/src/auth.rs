@@ -30,10 +30,11 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use serde::Serialize;
 
-use crate::broker::{Broker, InputAnswer, InputKind, InputRequest, InputView};
-use crate::elicitation::url_check::{self, UrlReview};
-use crate::elicitation::UrlPhase;
+use crate::broker::Broker;
+use crate::elicitation::url_check;
 use crate::events::{EventSink, HostEvent, SignInState};
+use crate::question::url::{UrlPhase, UrlReview};
+use crate::question::{InputAnswer, InputKind, InputRequest, InputView};
 pub use store::{sign_out, status, SignInStatus, TokenStore};
 
 /// How long the user has to finish signing in in the browser before Wharf stops waiting.

@@ -10,18 +10,19 @@ pub mod guard;
 pub mod spec;
 pub mod url_check;
 
-pub use url_check::UrlPhase;
+pub use crate::question::url::UrlPhase;
 
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use crate::broker::{
-    AnswerAction, Broker, BrokerRefusal, InputAnswer, InputKind, InputRequest, InputView,
-};
+use crate::broker::{Broker, BrokerRefusal};
 use crate::events::{EventSink, HostEvent, NoticeCode, ServerErrorCode};
-use form::FormSpec;
+use crate::question::form::{FormField, FormSpec};
+use crate::question::url::UrlReview;
+use crate::question::{
+    AnswerAction, Cause, FieldProblem, InputAnswer, InputKind, InputRequest, InputView,
+};
 use guard::{Answered, Screened, Turn};
-use url_check::UrlReview;
 
 /// What goes back to the server.
 #[derive(Debug, Clone, PartialEq)]
@@ -63,7 +64,7 @@ pub struct Elicitation<'a> {
     pub guard: &'a guard::ElicitationGuard,
     pub events: &'a EventSink,
     pub server: &'a str,
-    pub cause: Option<crate::broker::Cause>,
+    pub cause: Option<Cause>,
     pub params: &'a Value,
 }
 
@@ -184,7 +185,7 @@ async fn form(e: &Elicitation<'_>) -> ElicitReply {
         .get("requestedSchema")
         .cloned()
         .unwrap_or(Value::Null);
-    let report = |fields: Vec<form::FormField>, warnings: Vec<String>, reply: &ElicitReply| {
+    let report = |fields: Vec<FormField>, warnings: Vec<String>, reply: &ElicitReply| {
         e.events.emit(HostEvent::ElicitationForm {
             server: e.server.to_string(),
             message: message.clone(),
@@ -255,12 +256,12 @@ pub fn checked_content(
     schema: &Value,
     spec: &FormSpec,
     content: Option<Value>,
-) -> Result<Map<String, Value>, Vec<form::FieldProblem>> {
+) -> Result<Map<String, Value>, Vec<FieldProblem>> {
     let given = match content {
         None | Some(Value::Null) => None,
         Some(Value::Object(map)) => Some(map),
         Some(other) => {
-            return Err(vec![form::FieldProblem {
+            return Err(vec![FieldProblem {
                 field: String::new(),
                 message: format!("the answer must be an object of fields, not {other}"),
             }])
@@ -271,7 +272,7 @@ pub fn checked_content(
     Ok(filled)
 }
 
-fn problems_text(problems: &[form::FieldProblem]) -> String {
+fn problems_text(problems: &[FieldProblem]) -> String {
     problems
         .iter()
         .map(|p| p.message.clone())

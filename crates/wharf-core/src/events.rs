@@ -8,6 +8,8 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::Value;
 
+pub use crate::question::AnswerAction;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "lowercase")]
 #[ts(export)]
@@ -76,15 +78,6 @@ wire_codes! {
         UnknownResponseId = "unknown_response_id",
         ResubscribeFailed = "resubscribe_failed",
         InvalidAnswer = "invalid_answer",
-    }
-}
-
-wire_codes! {
-    /// Which way a question went, as events and replies name it.
-    pub enum AnswerAction {
-        Accept = "accept",
-        Decline = "decline",
-        Cancel = "cancel",
     }
 }
 
@@ -163,7 +156,7 @@ pub enum HostEvent {
     ElicitationForm {
         server: String,
         message: String,
-        fields: Vec<crate::elicitation::form::FormField>,
+        fields: Vec<crate::question::form::FormField>,
         warnings: Vec<String>,
         answer: AnswerAction,
     },
@@ -179,7 +172,7 @@ pub enum HostEvent {
         #[serde(skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         display_host: Option<String>,
-        warnings: Vec<crate::elicitation::url_check::UrlWarning>,
+        warnings: Vec<crate::question::url::UrlWarning>,
         answer: AnswerAction,
         opened: bool,
     },
@@ -193,7 +186,7 @@ pub enum HostEvent {
         messages: Vec<Value>,
         max_tokens: u32,
         model: String,
-        policy: crate::sampling::prefs::Policy,
+        policy: crate::question::sampling::Policy,
         answer: AnswerAction,
     },
     /// The workspace's roots changed (a folder opened, closed, renamed, deleted or re-created).
@@ -247,16 +240,16 @@ pub enum HostEvent {
         #[ts(optional)]
         annotations: Option<Value>,
         trusted: bool,
-        decision: crate::approval::card::CallDecision,
+        decision: crate::question::tool_call::CallDecision,
         /// Why a call was sent without asking.
         #[serde(skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
-        grant: Option<crate::approval::card::GrantKind>,
+        grant: Option<crate::question::tool_call::GrantKind>,
         /// The decision and the grant in words a user knows.
         decided: String,
         /// The tool differs from the definition a grant was given for: the grant was suspended and the user asked.
         changed: bool,
-        changes: Vec<crate::approval::card::ToolPart>,
+        changes: Vec<crate::question::tool_call::ToolPart>,
         pin: String,
     },
     /// A turn began in `conversation` (created for it when the turn started a new one): `turn` is the front end's

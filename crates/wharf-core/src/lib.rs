@@ -23,6 +23,7 @@ pub mod host;
 pub mod login_env;
 pub mod model;
 pub mod process;
+pub mod question;
 pub mod raw_message;
 pub mod redact;
 pub mod roots;
@@ -40,7 +41,7 @@ pub mod workspace;
 #[cfg(test)]
 mod test_http;
 
-pub use broker::{InputAnswer, InputKind, InputRequest, ScriptedAgent, UserAgent};
+pub use broker::{ScriptedAgent, UserAgent};
 pub use config::{Config, ConfigError, ServerDef, TransportDef};
 pub use connection::{
     CallOptions, ConnectContext, Connection, ConnectionError, ServerIdentity, ToolInfo,
@@ -48,6 +49,7 @@ pub use connection::{
 pub use era::{Era, EraCache};
 pub use events::{EventSink, HostEvent, ServerStatus, SignInState};
 pub use host::{Host, HostOptions, ServerSummary};
+pub use question::{InputAnswer, InputKind, InputRequest};
 
 /// The name and version Wharf announces to servers.
 pub const CLIENT_NAME: &str = "wharf";

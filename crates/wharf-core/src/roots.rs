@@ -6,8 +6,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::broker::{AnswerAction, Broker, InputAnswer};
+use crate::broker::Broker;
 use crate::events::{EventSink, HostEvent, NoticeCode};
+use crate::question::{AnswerAction, InputAnswer};
 use crate::workspace::{Root, SharedWorkspace};
 
 /// What one connection needs to answer roots requests.

@@ -11,9 +11,6 @@
 
 mod choice;
 pub mod prefs;
-pub mod view;
-
-pub use view::{SamplingStage, SamplingView};
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, RwLock};
@@ -21,9 +18,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::broker::{AnswerAction, Broker, InputAnswer, InputKind, InputRequest, InputView};
+use crate::broker::Broker;
 use crate::events::{EventSink, HostEvent, NoticeCode};
 use crate::model::{Completion, Keyring, ModelOpener, ProviderConfig, ProviderError};
+pub use crate::question::sampling::{SamplingStage, SamplingView};
+use crate::question::{AnswerAction, Cause, InputAnswer, InputKind, InputRequest, InputView};
 use choice::choose_model;
 use prefs::{Decision, Limits, Policy, SamplingPrefs};
 
@@ -82,7 +81,7 @@ pub struct Sampling<'a> {
     pub events: &'a EventSink,
     pub server: &'a str,
     pub definition_hash: &'a str,
-    pub cause: Option<crate::broker::Cause>,
+    pub cause: Option<Cause>,
     pub params: &'a Value,
     /// The server speaks 2026-07-28, where sampling is deprecated: it is told once.
     pub modern: bool,

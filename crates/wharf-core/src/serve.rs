@@ -5,11 +5,12 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::broker::{Broker, BrokerRefusal, InputKind};
+use crate::broker::{Broker, BrokerRefusal};
 use crate::elicitation::guard::ElicitationGuard;
 use crate::elicitation::{self, ElicitReply, Elicitation};
 use crate::era::Era;
 use crate::events::EventSink;
+use crate::question::{Cause, InputKind};
 use crate::roots::RootsAccess;
 use crate::sampling::{self, Sampling, SamplingError, SamplingService};
 use crate::workspace::Root;
@@ -96,7 +97,7 @@ pub struct Asking<'a> {
     /// It came as an input request of an MRTR round rather than as a request of its own.
     pub in_round: bool,
     /// The user action that caused it, e.g. "calling tool echo", and the call's label.
-    pub cause: Option<crate::broker::Cause>,
+    pub cause: Option<Cause>,
 }
 
 impl Asking<'_> {

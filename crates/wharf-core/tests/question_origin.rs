@@ -12,9 +12,8 @@ use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
 use serde_json::{json, Value};
-use wharf_core::broker::{
-    Broker, DeclaredCapabilities, InputAnswer, InputKind, InputRequest, UserAgent,
-};
+use wharf_core::broker::{Broker, DeclaredCapabilities, UserAgent};
+use wharf_core::question::{InputAnswer, InputKind, InputRequest};
 use wharf_core::{CallOptions, EventSink, Host, HostOptions};
 
 #[derive(Default)]

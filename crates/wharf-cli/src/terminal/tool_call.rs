@@ -11,12 +11,12 @@
 use std::io::Write;
 
 use serde_json::Value;
-use wharf_core::approval::card::{DiffLineKind, ToolChange, ToolPart};
 use wharf_core::approval::ToolCallChoice;
-use wharf_core::broker::InputAnswer;
 use wharf_core::chat::approve::{ToolCallAnswer, ToolCallView};
 use wharf_core::display_text::name::flagged;
 use wharf_core::display_text::{json as safe_json, wrapped};
+use wharf_core::question::tool_call::{DiffLineKind, ToolChange, ToolPart};
+use wharf_core::question::InputAnswer;
 
 use super::Tty;
 

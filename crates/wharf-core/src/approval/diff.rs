@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use similar::{capture_diff_slices_deadline, group_diff_ops, Algorithm, DiffTag};
 
-use super::card::{DiffHunk, DiffLine, DiffLineKind, ToolChange, ToolPart};
+use crate::question::tool_call::{DiffHunk, DiffLine, DiffLineKind, ToolChange, ToolPart};
 
 /// Unchanged lines shown around each change.
 const CONTEXT_LINES: usize = 3;

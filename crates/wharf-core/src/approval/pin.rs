@@ -6,9 +6,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-pub use super::card::{ToolChange, ToolPart};
 use crate::config::{ServerDef, TransportDef};
 use crate::connection::ToolInfo;
+pub use crate::question::tool_call::{ToolChange, ToolPart};
 
 /// What a server runs, as far as a pin goes: its command and arguments, or its URL. Never its environment or its
 /// headers: they hold secrets, and a rotated token is not a different server.

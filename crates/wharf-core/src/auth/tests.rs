@@ -47,10 +47,7 @@ impl SignInAgent for Browser {
         Box::pin(async move { self.consent })
     }
 
-    fn open(
-        &self,
-        review: crate::elicitation::url_check::UrlReview,
-    ) -> BoxFuture<'_, Result<(), String>> {
+    fn open(&self, review: crate::question::url::UrlReview) -> BoxFuture<'_, Result<(), String>> {
         Box::pin(async move {
             if self.open {
                 let url = review.normalized.unwrap();
@@ -307,19 +304,19 @@ async fn step_up_asks_for_the_union_of_scopes_a_bounded_number_of_times() {
 
 struct Asked {
     accept: bool,
-    requests: Mutex<Vec<crate::broker::InputRequest>>,
+    requests: Mutex<Vec<crate::question::InputRequest>>,
 }
 
 impl crate::broker::UserAgent for Asked {
     fn answer(
         &self,
-        request: crate::broker::InputRequest,
-    ) -> BoxFuture<'_, crate::broker::InputAnswer> {
+        request: crate::question::InputRequest,
+    ) -> BoxFuture<'_, crate::question::InputAnswer> {
         self.requests.lock().unwrap().push(request);
         let answer = if self.accept {
-            crate::broker::InputAnswer::Accept { content: None }
+            crate::question::InputAnswer::Accept { content: None }
         } else {
-            crate::broker::InputAnswer::Decline
+            crate::question::InputAnswer::Decline
         };
         Box::pin(async move { answer })
     }
@@ -327,7 +324,8 @@ impl crate::broker::UserAgent for Asked {
 
 #[tokio::test]
 async fn the_broker_shows_the_sign_in_as_a_url_consent_card() {
-    use crate::broker::{Broker, DeclaredCapabilities, InputKind, InputView};
+    use crate::broker::{Broker, DeclaredCapabilities};
+    use crate::question::{InputKind, InputView};
     let page = "https://login.example.com/authorize?client_id=c&state=s";
     let prompt = || SignInPrompt {
         server: "notes".into(),

@@ -11,9 +11,9 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::oneshot;
 
-use super::{InputAnswer, InputKind, InputRequest, InputView, UserAgent};
+use super::UserAgent;
 use crate::elicitation::checked_content;
-use crate::elicitation::form::FieldProblem;
+use crate::question::{FieldProblem, InputAnswer, InputKind, InputRequest, InputView};
 
 /// A request waiting in the dialog host.
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
@@ -166,8 +166,9 @@ fn check_tool_call_answer(
             message,
         }]
     };
-    let parsed: crate::approval::card::ToolCallAnswer = serde_json::from_value(content.clone())
-        .map_err(|e| problem("", format!("not an answer to a tool call: {e}")))?;
+    let parsed: crate::question::tool_call::ToolCallAnswer =
+        serde_json::from_value(content.clone())
+            .map_err(|e| problem("", format!("not an answer to a tool call: {e}")))?;
     parsed
         .checked_arguments(view)
         .map(|_| ())

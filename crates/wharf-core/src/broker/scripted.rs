@@ -8,7 +8,10 @@ use std::sync::Mutex;
 use futures::future::BoxFuture;
 use serde_json::Value;
 
-use super::{InputAnswer, InputKind, InputRequest, InputView, UserAgent};
+use super::UserAgent;
+use crate::question::sampling::SamplingStage;
+use crate::question::url::UrlPhase;
+use crate::question::{InputAnswer, InputKind, InputRequest, InputView};
 
 #[derive(Debug, thiserror::Error)]
 pub enum AnswersError {
@@ -129,7 +132,7 @@ fn scripted(key: &str, item: Value) -> Result<Scripted, ScriptError> {
     if key == InputKind::ToolCall.as_str() {
         // The card's own answer (`action`: allow_once, allow_conversation, allow_always or deny; `arguments`;
         // `reason`), carried as an accept the approval reads back.
-        let answer = serde_json::from_value::<crate::approval::card::ToolCallAnswer>(item)
+        let answer = serde_json::from_value::<crate::question::tool_call::ToolCallAnswer>(item)
             .map_err(|source| ScriptError::Answer {
                 kind: kind(),
                 source,
@@ -156,7 +159,7 @@ impl UserAgent for ScriptedAgent {
         // A scripted user who agreed to open a page has finished with it: one entry per elicitation, as the
         // contract's lists count them.
         if let Some(InputView::Url {
-            phase: crate::elicitation::UrlPhase::Finish,
+            phase: UrlPhase::Finish,
             ..
         }) = request.view
         {
@@ -164,7 +167,7 @@ impl UserAgent for ScriptedAgent {
         }
         // The reply of a sampling request the script approved: sent as the model wrote it, or as `edit_reply` says.
         if let Some(InputView::Sampling(view)) = &request.view {
-            if view.stage == crate::sampling::SamplingStage::Reply {
+            if view.stage == SamplingStage::Reply {
                 let edit = self.pending_edit.lock().ok().and_then(|mut e| e.take());
                 let content = edit.map(|text| serde_json::json!({ "text": text }));
                 return Box::pin(async move { InputAnswer::Accept { content } });

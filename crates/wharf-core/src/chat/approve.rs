@@ -8,13 +8,14 @@ use serde_json::{json, Value};
 
 use super::tools::ModelTool;
 use super::vet::{fit_schema, CallRefused};
-pub use crate::approval::card::{ArgumentsSize, CallDecision, ToolCallAnswer, ToolCallView};
 use crate::approval::pin::{Pinned, ToolPart};
 use crate::approval::{Approvals, GrantKind, ServerStance, ToolCallChoice, Verdict};
-use crate::broker::{Broker, InputAnswer, InputKind, InputRequest, InputView};
+use crate::broker::Broker;
 use crate::display_text::name::{quoted, ShownName};
 use crate::display_text::{json as safe_json, one_line};
 use crate::events::{EventSink, HostEvent, NoticeCode};
+pub use crate::question::tool_call::{ArgumentsSize, CallDecision, ToolCallAnswer, ToolCallView};
+use crate::question::{InputAnswer, InputKind, InputRequest, InputView};
 
 /// The most of a deny reason the model is sent.
 const MAX_REASON_CHARS: usize = 2000;

@@ -19,9 +19,10 @@ use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use rmcp::ClientHandler;
 use serde_json::Value;
 
-use crate::broker::{Broker, Cause};
+use crate::broker::Broker;
 use crate::elicitation;
 use crate::events::{EventSink, HostEvent, ListKind, NoticeCode};
+use crate::question::Cause;
 use crate::raw_message;
 use crate::serve::{Asking, NotServed};
 

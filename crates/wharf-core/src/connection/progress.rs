@@ -11,8 +11,8 @@ use std::future::poll_fn;
 use std::sync::{Arc, Mutex};
 use std::task::{Poll, Waker};
 
-use crate::broker::Cause;
 use crate::events::{EventSink, HostEvent, NoticeCode};
+use crate::question::Cause;
 use rmcp::model::{
     JsonRpcMessage, JsonRpcNotification, ProgressNotificationParam, ProgressToken,
     ServerNotification,

@@ -13,9 +13,9 @@ use rmcp::service::PeerRequestOptions;
 use serde_json::Value;
 
 use super::{CallOptions, Connection, ConnectionError, DEFAULT_MAX_MRTR_ROUNDS};
-use crate::broker::Cause;
 use crate::config::PathArgumentPolicy;
 use crate::elicitation::{self, ElicitReply};
+use crate::question::Cause;
 
 impl Connection {
     /// Calls a tool and returns the final `CallToolResult` as JSON. MRTR rounds, progress and cancellation are

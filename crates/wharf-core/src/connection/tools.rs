@@ -7,9 +7,9 @@ use std::sync::Arc;
 use rmcp::model::JsonObject;
 
 use super::{Connection, ConnectionError, ToolInfo};
-use crate::broker::{InputAnswer, InputKind, InputRequest};
 use crate::config::{PathArgumentPolicy, ServerDef, TransportDef};
 use crate::events::HostEvent;
+use crate::question::{InputAnswer, InputKind, InputRequest};
 use crate::workspace::paths::SchemaPaths;
 
 /// The tool list as last read, with the `tools_version` it was read at and the path parameters found in it so far.

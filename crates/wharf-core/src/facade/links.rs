@@ -5,9 +5,11 @@
 
 use serde_json::json;
 
-use crate::broker::{Broker, InputAnswer, InputKind, InputRequest, InputView};
-use crate::elicitation::url_check::{self, UrlPhase, UrlReview};
+use crate::broker::Broker;
+use crate::elicitation::url_check;
 use crate::facade::ErrorCode;
+use crate::question::url::{UrlPhase, UrlReview};
+use crate::question::{InputAnswer, InputKind, InputRequest, InputView};
 
 /// Who asks, as the consent card names it: not a server, so no server's name can be borrowed for it.
 pub const LINK_ASKER: &str = "the model";

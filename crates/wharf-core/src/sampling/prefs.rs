@@ -12,18 +12,8 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::question::sampling::Policy;
 use crate::user_store::{StoreError, StoreKind, UserStore};
-
-/// What the user chose for a server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ts_rs::TS)]
-#[serde(rename_all = "lowercase")]
-#[ts(export, rename = "SamplingPolicy")]
-pub enum Policy {
-    #[default]
-    Ask,
-    Allow,
-    Deny,
-}
 
 /// What an allowed server may do. No value (null) and an empty list mean no limit.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, ts_rs::TS)]

@@ -6,8 +6,8 @@
 use serde::Serialize;
 
 use super::tool_result::{tool_result_view, ToolResultView};
-use crate::approval::card::{CallDecision, GrantKind};
 use crate::conversations::{Role, StoredMessage};
+use crate::question::tool_call::{CallDecision, GrantKind};
 
 /// One message of the thread.
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]

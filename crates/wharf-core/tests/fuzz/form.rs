@@ -8,9 +8,11 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
-use wharf_core::broker::{Broker, DeclaredCapabilities, InputAnswer, InputRequest, UserAgent};
-use wharf_core::elicitation::form::{parse_form, FieldKind, FormField, FormSpec};
+use wharf_core::broker::{Broker, DeclaredCapabilities, UserAgent};
+use wharf_core::elicitation::form::parse_form;
 use wharf_core::elicitation::{checked_content, elicit, ElicitReply, Elicitation};
+use wharf_core::question::form::{FieldKind, FormField, FormSpec};
+use wharf_core::question::{InputAnswer, InputRequest};
 use wharf_core::EventSink;
 
 use crate::strategies::{form_schema, json, number, text};

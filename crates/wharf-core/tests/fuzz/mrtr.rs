@@ -12,7 +12,8 @@ use futures::future::BoxFuture;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::{json, Value};
-use wharf_core::broker::{Broker, DeclaredCapabilities, InputAnswer, InputRequest, UserAgent};
+use wharf_core::broker::{Broker, DeclaredCapabilities, UserAgent};
+use wharf_core::question::{InputAnswer, InputRequest};
 use wharf_core::{CallOptions, Connection, ConnectionError, EventSink, Host, HostOptions};
 
 use crate::peers;

@@ -6,7 +6,8 @@
 use std::net::IpAddr;
 
 use proptest::prelude::*;
-use wharf_core::elicitation::url_check::{review, UrlWarning};
+use wharf_core::elicitation::url_check::review;
+use wharf_core::question::url::UrlWarning;
 
 use crate::strategies::text;
 

@@ -2,10 +2,10 @@
 #![allow(clippy::unwrap_used)]
 
 use serde_json::{json, Map, Value};
-use wharf_core::approval::card::ToolChange;
 use wharf_core::chat::approve::ArgumentsSize;
 use wharf_core::display_text::json as safe_json;
 use wharf_core::display_text::name::ShownName;
+use wharf_core::question::tool_call::ToolChange;
 
 use super::*;
 

@@ -11,12 +11,13 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::*;
-use crate::approval::card::{ToolCallAnswer, ToolCallChoice};
-use crate::broker::{InputAnswer, InputKind, InputRequest, UserAgent};
+use crate::broker::UserAgent;
 use crate::config::Config;
 use crate::facade::assemble::HostBuilder;
 use crate::model::fake::{FakeModel, FakeReply, Step};
 use crate::model::{ProviderError, ReplyLimits};
+use crate::question::tool_call::{ToolCallAnswer, ToolCallChoice};
+use crate::question::{InputAnswer, InputKind, InputRequest};
 
 mod mirror;
 use mirror::Mirror;

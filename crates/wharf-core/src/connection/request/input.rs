@@ -6,9 +6,9 @@ use rmcp::model::InputResponses;
 use serde_json::{Map, Value};
 
 use super::super::{Connection, ConnectionError, MAX_REQUEST_STATE_BYTES};
-use crate::broker::{Cause, InputKind};
 use crate::elicitation::ElicitReply;
 use crate::events::{HostEvent, NoticeCode};
+use crate::question::{Cause, InputKind};
 use crate::serve::{Asking, NotServed, ServerAsk};
 
 /// The most input requests one round may carry: each is a question, a roots answer or a completion, and the

@@ -2,11 +2,12 @@
 
 use serde::Deserialize;
 
-use crate::broker::{InputAnswer, PendingInput, QuestionQueue};
+use crate::broker::{PendingInput, QuestionQueue};
 use crate::config::edit::FieldError;
 use crate::facade::command::{CommandError, Reply, Run};
 use crate::facade::session::Session;
 use crate::facade::ErrorCode;
+use crate::question::InputAnswer;
 
 #[derive(Debug, Deserialize, ts_rs::TS)]
 #[ts(export)]
@@ -81,9 +82,9 @@ impl Run for ResumeElicitation {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::broker::InputView;
-    use crate::broker::{InputKind, InputRequest, UserAgent};
+    use crate::broker::UserAgent;
     use crate::elicitation::form::parse_form;
+    use crate::question::{InputKind, InputRequest, InputView};
     use futures::future::BoxFuture;
     use serde_json::json;
     use serde_json::Value;

@@ -1,8 +1,6 @@
-//! What the approval of a tool call is told and says: the card's view,
-//! the user's answer, how the call was decided, why it was sent without asking, and the parts of a tool a grant is
-//! pinned to. Plain data that
-//! depends on nothing else in Wharf (but the plain names of `display_text`, a leaf), so that the configuration, the broker (which carries the card) and the events
-//! (which tell the decision) can name it without depending on the approval engine or the chat loop that use it.
+//! A model's tool call as the user is asked about it: the card (the server, the tool as it is defined now, the
+//! arguments, what changed since a grant), the user's answer on it, and how each call was decided, as the events and
+//! a stored conversation tell it.
 
 use rmcp::model::JsonObject;
 use serde::{Deserialize, Serialize};

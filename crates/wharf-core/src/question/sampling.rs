@@ -1,7 +1,19 @@
-//! What the sampling review dialog shows: the prompt first, then the provider's reply.
+//! A sampling request as the user reviews it (the prompt first, then the provider's reply), and the preference that
+//! decided whether they were asked.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+/// What the user chose for a server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "lowercase")]
+#[ts(export, rename = "SamplingPolicy")]
+pub enum Policy {
+    #[default]
+    Ask,
+    Allow,
+    Deny,
+}
 
 /// What the review dialog shows.
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
