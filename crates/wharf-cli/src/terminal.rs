@@ -16,8 +16,11 @@ use wharf_core::broker::UserAgent;
 use wharf_core::display_text::{lines, one_line};
 use wharf_core::elicitation::UrlPhase;
 use wharf_core::question::form::{Choice, FieldKind, FormField};
+use wharf_core::question::sampling::ReplyEdit;
 use wharf_core::question::url::UrlReview;
-use wharf_core::question::{InputAnswer, InputKind, InputRequest, InputView};
+use wharf_core::question::{
+    AnswerContent, InputAnswer, InputKind, InputRequest, InputView, SentAnswer,
+};
 use wharf_core::sampling::{SamplingStage, SamplingView};
 
 mod tool_call;
@@ -149,7 +152,7 @@ fn ask(request: &InputRequest) -> std::io::Result<InputAnswer> {
         None if request.kind == InputKind::PathOutside => {
             tty.choice("send it anyway? [a]ccept, [d]ecline or [c]ancel: ")
         }
-        None => ask_raw(&mut tty),
+        None => ask_raw(&mut tty, request),
     }
 }
 
@@ -185,7 +188,7 @@ fn ask_form(
     }
     // Fields left empty take their defaults, and the whole answer is validated, by wharf-core.
     Ok(InputAnswer::Accept {
-        content: Some(Value::Object(content)),
+        content: Some(AnswerContent::Form(content)),
     })
 }
 
@@ -335,7 +338,7 @@ fn ask_sampling(tty: &mut Tty, view: &SamplingView) -> std::io::Result<InputAnsw
                             return Ok(InputAnswer::Cancel);
                         };
                         return Ok(InputAnswer::Accept {
-                            content: Some(serde_json::json!({ "text": text })),
+                            content: Some(AnswerContent::SamplingReply(ReplyEdit { text })),
                         });
                     }
                     None | Some("c" | "cancel") => return Ok(InputAnswer::Cancel),
@@ -368,8 +371,8 @@ fn content_text(content: Option<&Value>) -> String {
         .join(" ")
 }
 
-/// A kind without a view (sampling until its issue): accept with JSON typed by hand.
-fn ask_raw(tty: &mut Tty) -> std::io::Result<InputAnswer> {
+/// A kind without a view (sampling until its issue): accept with JSON typed by hand, read as the question's answer.
+fn ask_raw(tty: &mut Tty, request: &InputRequest) -> std::io::Result<InputAnswer> {
     loop {
         match tty.choice("[a]ccept, [d]ecline or [c]ancel? ")? {
             InputAnswer::Accept { .. } => {
@@ -380,7 +383,13 @@ fn ask_raw(tty: &mut Tty) -> std::io::Result<InputAnswer> {
                     return Ok(InputAnswer::Accept { content: None });
                 }
                 match serde_json::from_str(&text) {
-                    Ok(v) => return Ok(InputAnswer::Accept { content: Some(v) }),
+                    Ok(v) => {
+                        let sent = SentAnswer::Accept { content: Some(v) };
+                        match sent.read(request.kind, request.view.as_ref()) {
+                            Ok(answer) => return Ok(answer),
+                            Err(problem) => writeln!(tty.out, "{problem}; try again")?,
+                        }
+                    }
                     Err(e) => writeln!(tty.out, "not JSON ({e}); try again")?,
                 }
             }

@@ -239,6 +239,7 @@ impl SignInAgent for BrokerConsent {
                     elicitation_id: None,
                     phase: UrlPhase::Consent,
                 }),
+                check: None,
             };
             match self.broker.ask(request).await {
                 Ok(answer) => matches!(answer, InputAnswer::Accept { .. }),

@@ -9,7 +9,6 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 
-pub use crate::question::AnswerAction;
 use crate::question::{InputAnswer, InputKind, InputRequest};
 
 /// Whatever stands for the user: the app's dialogs, terminal prompts, or scripted answers in tests.
@@ -154,7 +153,8 @@ pub use scripted::{AnswersError, ScriptError, ScriptedAgent};
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::Value;
+    use crate::question::AnswerContent;
+    use serde_json::{json, Value};
 
     fn request(kind: InputKind) -> InputRequest {
         InputRequest {
@@ -164,6 +164,7 @@ mod tests {
             origin: None,
             params: Value::Null,
             view: None,
+            check: None,
         }
     }
 
@@ -178,7 +179,9 @@ mod tests {
         assert_eq!(
             form().await,
             InputAnswer::Accept {
-                content: Some(serde_json::json!({"n": 1}))
+                content: Some(AnswerContent::Form(
+                    json!({"n": 1}).as_object().cloned().unwrap_or_default()
+                ))
             }
         );
         assert_eq!(form().await, InputAnswer::Cancel);
@@ -214,6 +217,14 @@ mod tests {
             refused(r#"{"sampling": {"action": "accept", "edit_reply": 3}}"#),
             ScriptError::EditReplyNotText { .. }
         ));
+        let not_fields = refused(r#"{"elicitation_form": {"action": "accept", "content": 5}}"#);
+        assert!(
+            matches!(&not_fields, ScriptError::Content { kind, .. } if kind == "elicitation_form")
+        );
+        assert_eq!(
+            not_fields.to_string(),
+            "\"elicitation_form\": the answer must be an object of fields, not 5"
+        );
     }
 
     #[tokio::test]

@@ -20,7 +20,8 @@ use crate::events::{EventSink, HostEvent, NoticeCode, ServerErrorCode};
 use crate::question::form::{FormField, FormSpec};
 use crate::question::url::UrlReview;
 use crate::question::{
-    AnswerAction, Cause, FieldProblem, InputAnswer, InputKind, InputRequest, InputView,
+    AnswerAction, AnswerCheck, AnswerContent, Cause, FieldProblem, InputAnswer, InputKind,
+    InputRequest, InputView,
 };
 use guard::{Answered, Screened, Turn};
 
@@ -68,7 +69,7 @@ pub struct Elicitation<'a> {
     pub params: &'a Value,
 }
 
-pub fn mode_of(params: &Value) -> InputKind {
+fn mode_of(params: &Value) -> InputKind {
     if params.get("mode").and_then(Value::as_str) == Some("url") {
         InputKind::ElicitationUrl
     } else {
@@ -164,7 +165,12 @@ fn answered<'a>(answer: &InputAnswer, elicitation_id: Option<&'a str>) -> Answer
 }
 
 /// The question on screen, during the turn the caller holds.
-async fn ask(e: &Elicitation<'_>, kind: InputKind, view: InputView) -> InputAnswer {
+async fn ask(
+    e: &Elicitation<'_>,
+    kind: InputKind,
+    view: InputView,
+    check: Option<AnswerCheck>,
+) -> InputAnswer {
     e.broker
         .ask(InputRequest {
             server: e.server.to_string(),
@@ -173,6 +179,7 @@ async fn ask(e: &Elicitation<'_>, kind: InputKind, view: InputView) -> InputAnsw
             origin: e.cause.as_ref().and_then(|c| c.origin.clone()),
             params: e.params.clone(),
             view: Some(view),
+            check,
         })
         .await
         .unwrap_or(InputAnswer::Cancel)
@@ -225,24 +232,27 @@ async fn form(e: &Elicitation<'_>) -> ElicitReply {
         form: spec.clone(),
         warnings: warnings.clone(),
     };
-    let answer = ask(e, InputKind::ElicitationForm, view).await;
+    let check = form_check(schema.clone(), spec.clone());
+    let answer = ask(e, InputKind::ElicitationForm, view, Some(check)).await;
     e.guard
         .record(e.server, &key, &answered(&answer, None), turn);
     let reply = match answer {
-        InputAnswer::Accept { content } => match checked_content(&schema, &spec, content) {
-            Ok(content) => ElicitReply::Accept(Some(content)),
-            Err(problems) => {
-                e.events.server_error(
-                    e.server,
-                    ServerErrorCode::InvalidAnswer,
-                    format!(
-                        "the answer does not fit the form ({}); answered cancel",
-                        problems_text(&problems)
-                    ),
-                );
-                ElicitReply::Cancel
+        InputAnswer::Accept { content } => {
+            match checked_content(&schema, &spec, content.as_ref()) {
+                Ok(content) => ElicitReply::Accept(Some(content)),
+                Err(problems) => {
+                    e.events.server_error(
+                        e.server,
+                        ServerErrorCode::InvalidAnswer,
+                        format!(
+                            "the answer does not fit the form ({}); answered cancel",
+                            problems_text(&problems)
+                        ),
+                    );
+                    ElicitReply::Cancel
+                }
             }
-        },
+        }
         InputAnswer::Decline => ElicitReply::Decline,
         InputAnswer::Cancel => ElicitReply::Cancel,
     };
@@ -255,21 +265,27 @@ async fn form(e: &Elicitation<'_>) -> ElicitReply {
 pub fn checked_content(
     schema: &Value,
     spec: &FormSpec,
-    content: Option<Value>,
+    content: Option<&AnswerContent>,
 ) -> Result<Map<String, Value>, Vec<FieldProblem>> {
     let given = match content {
-        None | Some(Value::Null) => None,
-        Some(Value::Object(map)) => Some(map),
-        Some(other) => {
+        None => None,
+        Some(AnswerContent::Form(fields)) => Some(fields),
+        Some(_) => {
             return Err(vec![FieldProblem {
                 field: String::new(),
-                message: format!("the answer must be an object of fields, not {other}"),
+                message: "the answer is not a form's fields".into(),
             }])
         }
     };
-    let filled = form::with_defaults(spec, given.as_ref());
+    let filled = form::with_defaults(spec, given);
     form::validate(schema, spec, &filled)?;
     Ok(filled)
+}
+
+/// The check of a form's answer while the question waits: the same as the one made before it is sent, so a window
+/// can show the problems next to the fields.
+pub fn form_check(schema: Value, spec: FormSpec) -> AnswerCheck {
+    AnswerCheck::new(move |content| checked_content(&schema, &spec, content).map(|_| ()))
 }
 
 fn problems_text(problems: &[FieldProblem]) -> String {
@@ -337,7 +353,7 @@ async fn url(e: &Elicitation<'_>) -> ElicitReply {
         elicitation_id: elicitation_id.clone(),
         phase: UrlPhase::Consent,
     };
-    let answer = ask(e, InputKind::ElicitationUrl, view).await;
+    let answer = ask(e, InputKind::ElicitationUrl, view, None).await;
     let id = elicitation_id.as_deref();
     e.guard.record(e.server, &key, &answered(&answer, id), turn);
     let (reply, opened) = match answer {
@@ -392,7 +408,7 @@ pub async fn wait_until_finished(e: Elicitation<'_>) -> bool {
     };
     let finished = async {
         let _turn = guard.turn(e.server).await;
-        ask(&e, InputKind::ElicitationUrl, view).await
+        ask(&e, InputKind::ElicitationUrl, view, None).await
     };
     tokio::select! {
         _ = completed.notified() => true,

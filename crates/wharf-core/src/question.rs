@@ -6,10 +6,13 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+mod answer;
 pub mod form;
 pub mod sampling;
 pub mod tool_call;
 pub mod url;
+
+pub use answer::{AnswerAction, AnswerCheck, AnswerContent, FieldProblem, InputAnswer, SentAnswer};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
@@ -22,8 +25,8 @@ pub enum InputKind {
     /// Not a server's request but Wharf's own question, asked on the way to one: the user sends a path outside the
     /// open workspace folders to a server whose preference is `"pathArguments": "ask"`. Accept sends it.
     PathOutside,
-    /// Wharf's own question too: may the model's call of a tool be sent? Accept carries a [`ToolCallAnswer`]
-    /// (the chat loop's approval); decline and cancel deny the call.
+    /// Wharf's own question too: may the model's call of a tool be sent? Accept carries a
+    /// [`tool_call::ToolCallAnswer`] (the chat loop's approval); decline and cancel deny the call.
     ToolCall,
 }
 
@@ -61,6 +64,10 @@ pub struct InputRequest {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub view: Option<InputView>,
+    /// How the feature that asks checks what an accepted answer carries, when it does: stays with Wharf.
+    #[serde(skip)]
+    #[ts(skip)]
+    pub check: Option<AnswerCheck>,
 }
 
 /// The user action a server's question arose from: words for the dialog ("calling tool echo"), and the label the
@@ -111,49 +118,4 @@ pub enum InputView {
     Sampling(Box<sampling::SamplingView>),
     /// A model's tool call to approve: the server, the tool as it is defined now, the arguments, what changed.
     ToolCall(Box<tool_call::ToolCallView>),
-}
-
-/// The user's answer. `Accept` carries what goes back (form content, a sampling reply...).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-#[serde(tag = "action", rename_all = "lowercase")]
-#[ts(export)]
-pub enum InputAnswer {
-    Accept {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[ts(optional)]
-        content: Option<Value>,
-    },
-    Decline,
-    Cancel,
-}
-
-impl InputAnswer {
-    /// The answer's name in events: accept, decline or cancel.
-    pub fn action(&self) -> AnswerAction {
-        match self {
-            InputAnswer::Accept { .. } => AnswerAction::Accept,
-            InputAnswer::Decline => AnswerAction::Decline,
-            InputAnswer::Cancel => AnswerAction::Cancel,
-        }
-    }
-}
-
-wire_codes! {
-    /// Which way a question went, as events and replies name it.
-    pub enum AnswerAction {
-        Accept = "accept",
-        Decline = "decline",
-        Cancel = "cancel",
-    }
-}
-
-/// One thing wrong with an answer. `message` names the field and says what is wrong, in plain words.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS, thiserror::Error)]
-#[serde(rename_all = "camelCase")]
-#[ts(export)]
-#[error("{message}")]
-pub struct FieldProblem {
-    /// The property name (empty when the problem is not about one field).
-    pub field: String,
-    pub message: String,
 }

@@ -21,8 +21,11 @@ use serde_json::Value;
 use crate::broker::Broker;
 use crate::events::{EventSink, HostEvent, NoticeCode};
 use crate::model::{Completion, Keyring, ModelOpener, ProviderConfig, ProviderError};
+use crate::question::sampling::{PromptEdits, Remember, ReplyEdit};
 pub use crate::question::sampling::{SamplingStage, SamplingView};
-use crate::question::{AnswerAction, Cause, InputAnswer, InputKind, InputRequest, InputView};
+use crate::question::{
+    AnswerAction, AnswerContent, Cause, InputAnswer, InputKind, InputRequest, InputView,
+};
 use choice::choose_model;
 use prefs::{Decision, Limits, Policy, SamplingPrefs};
 
@@ -256,9 +259,13 @@ pub async fn sample(s: Sampling<'_>) -> Result<Value, SamplingError> {
         let view = outcome.view(SamplingStage::Prompt, &params, note.clone(), None);
         match ask_user(&s, view).await {
             InputAnswer::Accept { content } => {
-                let edits = content.unwrap_or(Value::Null);
-                apply_prompt_edits(&mut params, &edits);
-                remember(&s, &service, &edits);
+                let edits = match content {
+                    Some(AnswerContent::SamplingPrompt(edits)) => edits,
+                    _ => PromptEdits::default(),
+                };
+                let remembered = edits.remember;
+                apply_prompt_edits(&mut params, edits);
+                remember(&s, &service, remembered);
             }
             other => {
                 outcome.report(other_action(&other));
@@ -280,7 +287,10 @@ pub async fn sample(s: Sampling<'_>) -> Result<Value, SamplingError> {
     if ask {
         let view = outcome.view(SamplingStage::Reply, &params, None, Some(reply.clone()));
         match ask_user(&s, view).await {
-            InputAnswer::Accept { content } => apply_reply_edit(&mut reply, content.as_ref()),
+            InputAnswer::Accept {
+                content: Some(AnswerContent::SamplingReply(edit)),
+            } => apply_reply_edit(&mut reply, edit),
+            InputAnswer::Accept { .. } => {}
             other => {
                 outcome.report(other_action(&other));
                 return Err(SamplingError::Rejected(
@@ -306,33 +316,34 @@ async fn ask_user(s: &Sampling<'_>, view: SamplingView) -> InputAnswer {
             origin: s.cause.as_ref().and_then(|c| c.origin.clone()),
             params: s.params.clone(),
             view: Some(InputView::Sampling(Box::new(view))),
+            check: None,
         })
         .await
         .unwrap_or(InputAnswer::Cancel)
 }
 
-/// The user's edits of the prompt: `{"systemPrompt": "...", "messages": [...]}`, each optional.
-fn apply_prompt_edits(params: &mut Value, edits: &Value) {
+/// The user's edits of the prompt: the system prompt, the messages, each when given.
+fn apply_prompt_edits(params: &mut Value, edits: PromptEdits) {
     let Value::Object(params) = params else {
         return;
     };
-    if let Some(system) = edits.get("systemPrompt").and_then(Value::as_str) {
-        params.insert("systemPrompt".into(), Value::String(system.into()));
+    if let Some(system) = edits.system_prompt {
+        params.insert("systemPrompt".into(), Value::String(system));
     }
-    if let Some(messages) = edits.get("messages").filter(|m| m.is_array()) {
-        params.insert("messages".into(), messages.clone());
+    if let Some(messages) = edits.messages {
+        params.insert("messages".into(), Value::Array(messages));
     }
 }
 
 /// "Remember for this server" from the dialog: for this session (memory), or always (the preferences file).
-fn remember(s: &Sampling<'_>, service: &SamplingService, edits: &Value) {
-    match edits.get("remember").and_then(Value::as_str) {
-        Some("session") => {
+fn remember(s: &Sampling<'_>, service: &SamplingService, remember: Option<Remember>) {
+    match remember {
+        Some(Remember::Session) => {
             service
                 .prefs
                 .allow_for_session(s.server, s.definition_hash, Limits::default())
         }
-        Some("always") => {
+        Some(Remember::Always) => {
             if let Err(e) = service.prefs.set(
                 s.server,
                 s.definition_hash,
@@ -346,16 +357,13 @@ fn remember(s: &Sampling<'_>, service: &SamplingService, edits: &Value) {
                 );
             }
         }
-        _ => {}
+        None => {}
     }
 }
 
-/// The user's edit of the reply, `{"text": "..."}`: it replaces the reply's text.
-fn apply_reply_edit(reply: &mut Value, edit: Option<&Value>) {
-    let Some(text) = edit.and_then(|e| e.get("text")).and_then(Value::as_str) else {
-        return;
-    };
-    let edited = serde_json::json!({"type": "text", "text": text});
+/// The user's edit of the reply: it replaces the reply's text.
+fn apply_reply_edit(reply: &mut Value, edit: ReplyEdit) {
+    let edited = serde_json::json!({"type": "text", "text": edit.text});
     let Some(content) = reply.get_mut("content") else {
         return;
     };

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use futures::future::BoxFuture;
 use serde_json::{json, Value};
 use wharf_core::broker::{Broker, DeclaredCapabilities, UserAgent};
-use wharf_core::question::{InputAnswer, InputKind, InputRequest};
+use wharf_core::question::{AnswerContent, InputAnswer, InputKind, InputRequest};
 use wharf_core::{CallOptions, EventSink, Host, HostOptions};
 
 #[derive(Default)]
@@ -24,7 +24,10 @@ impl UserAgent for Recording {
         self.0.lock().unwrap().push(request);
         Box::pin(async {
             InputAnswer::Accept {
-                content: Some(json!({"name": "Ada", "age": 36})),
+                content: json!({"name": "Ada", "age": 36})
+                    .as_object()
+                    .cloned()
+                    .map(AnswerContent::Form),
             }
         })
     }

@@ -2,7 +2,8 @@
 import type { InputAnswer } from "./InputAnswer";
 
 /**
- * Answers a waiting request. A form's Accept is checked first, as the broker will check it: an answer that does not
- * fit is refused with `invalid_answer` and one problem per field, and the request keeps waiting.
+ * Answers a waiting request. An Accept is checked first by the feature that asked (a form's fields, a tool call's
+ * edited arguments): an answer that does not fit is refused with `invalid_answer` and one problem per field, and
+ * the request keeps waiting.
  */
 export type AnswerInput = { id: number, answer: InputAnswer, };

@@ -2,6 +2,7 @@
 import type { JsonValue } from "./serde_json/JsonValue";
 
 /**
- * The user's answer. `Accept` carries what goes back (form content, a sampling reply...).
+ * The user's answer as a front end sends it: the app's dialogs and cards, an entry of `--answers`. What `Accept`
+ * carries (form content, a sampling reply...) is read against the question it answers.
  */
 export type InputAnswer = { "action": "accept", content?: JsonValue, } | { "action": "decline" } | { "action": "cancel" };

@@ -8,12 +8,10 @@ use std::sync::{Mutex, OnceLock};
 
 use futures::future::BoxFuture;
 use serde::Serialize;
-use serde_json::Value;
 use tokio::sync::oneshot;
 
 use super::UserAgent;
-use crate::elicitation::checked_content;
-use crate::question::{FieldProblem, InputAnswer, InputKind, InputRequest, InputView};
+use crate::question::{FieldProblem, InputAnswer, InputRequest, SentAnswer};
 
 /// A request waiting in the dialog host.
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
@@ -83,10 +81,11 @@ impl QuestionQueue {
         }
     }
 
-    /// Like [`reply`](Self::reply), but a form's Accept is checked first against the form it answers (the server's
-    /// `requestedSchema` and the spec Wharf made of it): an answer that does not fit is refused with one problem per
-    /// field, and the request keeps waiting, so the dialog can show the problems next to the fields.
-    pub fn reply_checked(&self, id: u64, answer: InputAnswer) -> Result<bool, Vec<FieldProblem>> {
+    /// The answer a front end sent, read against the question it answers and checked by the feature that asked (a
+    /// form's fields against the server's schema, a tool call's edited arguments against the tool's): an answer that
+    /// does not fit is refused with one problem per field, and the question keeps waiting, so the window can show
+    /// the problems next to the fields. False when the question is no longer waiting.
+    pub fn reply_checked(&self, id: u64, sent: SentAnswer) -> Result<bool, Vec<FieldProblem>> {
         let request = self
             .pending
             .lock()
@@ -95,9 +94,11 @@ impl QuestionQueue {
         let Some(request) = request else {
             return Ok(false);
         };
-        if let InputAnswer::Accept { content } = &answer {
-            check_form_answer(&request, content.clone())?;
-            check_tool_call_answer(&request, &answer)?;
+        let answer = sent
+            .read(request.kind, request.view.as_ref())
+            .map_err(|problem| vec![problem])?;
+        if let (InputAnswer::Accept { content }, Some(check)) = (&answer, &request.check) {
+            check.run(content.as_ref())?;
         }
         Ok(self.reply(id, answer))
     }
@@ -124,55 +125,6 @@ impl QuestionQueue {
     fn resolved(&self, id: u64) {
         self.tell(QueueEvent::Resolved(InputResolved { id }));
     }
-}
-
-/// The authoritative check of a form's answer, the one the broker makes before sending it (defaults filled in,
-/// validated against the server's schema). Other kinds have nothing to check here.
-fn check_form_answer(
-    request: &InputRequest,
-    content: Option<Value>,
-) -> Result<(), Vec<FieldProblem>> {
-    let (InputKind::ElicitationForm, Some(InputView::Form { form, .. })) =
-        (request.kind, &request.view)
-    else {
-        return Ok(());
-    };
-    let schema = request
-        .params
-        .get("requestedSchema")
-        .cloned()
-        .unwrap_or(Value::Null);
-    checked_content(&schema, form, content).map(|_| ())
-}
-
-/// A tool call's card: the answer must be one, and edited arguments must fit the tool's input schema, so the card
-/// can show why before anything is sent.
-fn check_tool_call_answer(
-    request: &InputRequest,
-    answer: &InputAnswer,
-) -> Result<(), Vec<FieldProblem>> {
-    let Some(InputView::ToolCall(view)) = &request.view else {
-        return Ok(());
-    };
-    let InputAnswer::Accept {
-        content: Some(content),
-    } = answer
-    else {
-        return Ok(());
-    };
-    let problem = |field: &str, message: String| {
-        vec![FieldProblem {
-            field: field.into(),
-            message,
-        }]
-    };
-    let parsed: crate::question::tool_call::ToolCallAnswer =
-        serde_json::from_value(content.clone())
-            .map_err(|e| problem("", format!("not an answer to a tool call: {e}")))?;
-    parsed
-        .checked_arguments(view)
-        .map(|_| ())
-        .map_err(|e| problem("arguments", e.to_string()))
 }
 
 /// Removes a request whose asker stopped waiting (the call was cancelled or the server went away).
@@ -214,7 +166,8 @@ impl UserAgent for QuestionQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::question::{AnswerContent, InputKind, InputView};
+    use serde_json::{json, Map, Value};
 
     fn request(server: &str) -> InputRequest {
         InputRequest {
@@ -224,12 +177,15 @@ mod tests {
             origin: None,
             params: json!({"message": "?"}),
             view: None,
+            check: None,
         }
     }
 
-    /// A form request as the broker makes it: the server's schema in the params, Wharf's spec of it in the view.
+    /// A form request as elicitation makes it: the server's schema in the params, Wharf's spec of it in the view,
+    /// and elicitation's check of an answer.
     fn form_request(schema: Value) -> InputRequest {
         let form = crate::elicitation::form::parse_form(&schema).expect("a form");
+        let check = crate::elicitation::form_check(schema.clone(), form.clone());
         InputRequest {
             server: "s".into(),
             kind: InputKind::ElicitationForm,
@@ -241,6 +197,14 @@ mod tests {
                 form,
                 warnings: Vec::new(),
             }),
+            check: Some(check),
+        }
+    }
+
+    fn form_fields(content: Value) -> Map<String, Value> {
+        match content {
+            Value::Object(fields) => fields,
+            other => panic!("not fields: {other}"),
         }
     }
 
@@ -276,19 +240,12 @@ mod tests {
             ["a", "b"]
         );
         assert!(agent.reply(pending[1].id, InputAnswer::Decline));
-        assert!(agent.reply(
-            pending[0].id,
-            InputAnswer::Accept {
-                content: Some(json!({"n": 1}))
-            }
-        ));
+        let filled = InputAnswer::Accept {
+            content: Some(AnswerContent::Form(form_fields(json!({"n": 1})))),
+        };
+        assert!(agent.reply(pending[0].id, filled.clone()));
         assert_eq!(second.await, InputAnswer::Decline);
-        assert_eq!(
-            first.await,
-            InputAnswer::Accept {
-                content: Some(json!({"n": 1}))
-            }
-        );
+        assert_eq!(first.await, filled);
         assert!(agent.pending().is_empty());
         assert!(
             !agent.reply(pending[0].id, InputAnswer::Cancel),
@@ -311,8 +268,8 @@ mod tests {
         );
     }
 
-    fn accept(content: Value) -> InputAnswer {
-        InputAnswer::Accept {
+    fn accept(content: Value) -> SentAnswer {
+        SentAnswer::Accept {
             content: Some(content),
         }
     }
@@ -365,10 +322,14 @@ mod tests {
         );
         assert_eq!(
             waiting.await,
-            accept(json!({"name": "Ada", "age": 36})),
-            "the answer goes on as given (the broker fills the defaults)"
+            InputAnswer::Accept {
+                content: Some(AnswerContent::Form(form_fields(
+                    json!({"name": "Ada", "age": 36})
+                )))
+            },
+            "the answer goes on as given (elicitation fills the defaults)"
         );
-        assert_eq!(agent.reply_checked(id, InputAnswer::Cancel), Ok(false));
+        assert_eq!(agent.reply_checked(id, SentAnswer::Cancel), Ok(false));
     }
 
     #[tokio::test]
@@ -383,11 +344,11 @@ mod tests {
         let cancelled = started_with(&agent, form_request(schema)).await;
         let other = started(&agent, "plain").await;
         let ids: Vec<u64> = agent.pending().iter().map(|p| p.id).collect();
-        assert_eq!(agent.reply_checked(ids[0], InputAnswer::Decline), Ok(true));
-        assert_eq!(agent.reply_checked(ids[1], InputAnswer::Cancel), Ok(true));
-        // A form kind without Wharf's view (nothing to check against) and no content: passed on as it is.
+        assert_eq!(agent.reply_checked(ids[0], SentAnswer::Decline), Ok(true));
+        assert_eq!(agent.reply_checked(ids[1], SentAnswer::Cancel), Ok(true));
+        // A form kind without a check (nothing to check against) and no content: passed on as it is.
         assert_eq!(
-            agent.reply_checked(ids[2], InputAnswer::Accept { content: None }),
+            agent.reply_checked(ids[2], SentAnswer::Accept { content: None }),
             Ok(true)
         );
         assert_eq!(declined.await, InputAnswer::Decline);

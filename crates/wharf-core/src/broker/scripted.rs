@@ -9,9 +9,12 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 
 use super::UserAgent;
-use crate::question::sampling::SamplingStage;
+use crate::question::sampling::{ReplyEdit, SamplingStage};
+use crate::question::tool_call::ToolCallAnswer;
 use crate::question::url::UrlPhase;
-use crate::question::{InputAnswer, InputKind, InputRequest, InputView};
+use crate::question::{
+    AnswerContent, FieldProblem, InputAnswer, InputKind, InputRequest, InputView, SentAnswer,
+};
 
 #[derive(Debug, thiserror::Error)]
 pub enum AnswersError {
@@ -42,6 +45,9 @@ pub enum ScriptError {
         kind: String,
         source: serde_json::Error,
     },
+    /// What an accepted entry carries cannot answer its kind (a form's content that is not an object of fields).
+    #[error("\"{kind}\": {problem}")]
+    Content { kind: String, problem: FieldProblem },
 }
 
 /// Answers from a `--answers` file: per kind one answer or a list consumed in order (the last one repeats).
@@ -87,7 +93,7 @@ impl ScriptedAgent {
             };
             let answers = items
                 .into_iter()
-                .map(|item| scripted(&key, item))
+                .map(|item| scripted(kind, item))
                 .collect::<Result<Vec<_>, _>>()?;
             if !answers.is_empty() {
                 queues.insert(kind, (answers, 0));
@@ -118,25 +124,26 @@ impl ScriptedAgent {
     }
 }
 
-/// One entry: an answer (`{"action": ...}`), plus `edit_reply` for sampling.
-fn scripted(key: &str, item: Value) -> Result<Scripted, ScriptError> {
-    let kind = || key.to_owned();
+/// One entry of `kind`: an answer (`{"action": ...}`), plus `edit_reply` for sampling.
+fn scripted(kind: InputKind, item: Value) -> Result<Scripted, ScriptError> {
+    let named = || kind.as_str().to_owned();
     let edit_reply = match item.get("edit_reply") {
         None | Some(Value::Null) => None,
         Some(Value::String(text)) => Some(text.clone()),
-        Some(_) => return Err(ScriptError::EditReplyNotText { kind: kind() }),
+        Some(_) => return Err(ScriptError::EditReplyNotText { kind: named() }),
     };
-    if edit_reply.is_some() && key != "sampling" {
-        return Err(ScriptError::EditReplyOutsideSampling { kind: kind() });
+    if edit_reply.is_some() && kind != InputKind::Sampling {
+        return Err(ScriptError::EditReplyOutsideSampling { kind: named() });
     }
-    if key == InputKind::ToolCall.as_str() {
+    if kind == InputKind::ToolCall {
         // The card's own answer (`action`: allow_once, allow_conversation, allow_always or deny; `arguments`;
         // `reason`), carried as an accept the approval reads back.
-        let answer = serde_json::from_value::<crate::question::tool_call::ToolCallAnswer>(item)
-            .map_err(|source| ScriptError::Answer {
-                kind: kind(),
+        let answer = serde_json::from_value::<ToolCallAnswer>(item).map_err(|source| {
+            ScriptError::Answer {
+                kind: named(),
                 source,
-            })?;
+            }
+        })?;
         return Ok(Scripted {
             answer: answer.into_input_answer(),
             edit_reply: None,
@@ -146,10 +153,17 @@ fn scripted(key: &str, item: Value) -> Result<Scripted, ScriptError> {
     if let Value::Object(map) = &mut answer {
         map.remove("edit_reply");
     }
-    let answer =
-        serde_json::from_value::<InputAnswer>(answer).map_err(|source| ScriptError::Answer {
-            kind: kind(),
+    let sent =
+        serde_json::from_value::<SentAnswer>(answer).map_err(|source| ScriptError::Answer {
+            kind: named(),
             source,
+        })?;
+    // A sampling entry answers the prompt; the reply's review follows from `edit_reply`.
+    let answer = sent
+        .read(kind, None)
+        .map_err(|problem| ScriptError::Content {
+            kind: named(),
+            problem,
         })?;
     Ok(Scripted { answer, edit_reply })
 }
@@ -169,7 +183,7 @@ impl UserAgent for ScriptedAgent {
         if let Some(InputView::Sampling(view)) = &request.view {
             if view.stage == SamplingStage::Reply {
                 let edit = self.pending_edit.lock().ok().and_then(|mut e| e.take());
-                let content = edit.map(|text| serde_json::json!({ "text": text }));
+                let content = edit.map(|text| AnswerContent::SamplingReply(ReplyEdit { text }));
                 return Box::pin(async move { InputAnswer::Accept { content } });
             }
         }

@@ -15,20 +15,16 @@ use crate::display_text::name::{quoted, ShownName};
 use crate::display_text::{json as safe_json, one_line};
 use crate::events::{EventSink, HostEvent, NoticeCode};
 pub use crate::question::tool_call::{ArgumentsSize, CallDecision, ToolCallAnswer, ToolCallView};
-use crate::question::{InputAnswer, InputKind, InputRequest, InputView};
+use crate::question::{
+    AnswerCheck, AnswerContent, FieldProblem, InputAnswer, InputKind, InputRequest, InputView,
+};
 
 /// The most of a deny reason the model is sent.
 const MAX_REASON_CHARS: usize = 2000;
 
 impl ToolCallAnswer {
-    pub fn into_input_answer(self) -> InputAnswer {
-        InputAnswer::Accept {
-            content: serde_json::to_value(self).ok(),
-        }
-    }
-
     /// The card's answer from the broker's: declining or cancelling the question denies the call, and so does an
-    /// accept that carries no readable answer (nothing is sent that the user did not clearly allow).
+    /// accept that carries no card's answer (nothing is sent that the user did not clearly allow).
     pub fn from_input_answer(answer: &InputAnswer) -> ToolCallAnswer {
         let deny = ToolCallAnswer {
             action: ToolCallChoice::Deny,
@@ -37,8 +33,8 @@ impl ToolCallAnswer {
         };
         match answer {
             InputAnswer::Accept {
-                content: Some(content),
-            } => serde_json::from_value(content.clone()).unwrap_or(deny),
+                content: Some(AnswerContent::ToolCall(answer)),
+            } => answer.clone(),
             _ => deny,
         }
     }
@@ -58,6 +54,22 @@ impl ToolCallAnswer {
             .map(Some),
         }
     }
+}
+
+/// The card's check of an answer before it is given back: edited arguments must fit the tool's input schema, so the
+/// card can show why before anything is sent.
+fn arguments_check(view: ToolCallView) -> AnswerCheck {
+    AnswerCheck::new(move |content| match content {
+        Some(AnswerContent::ToolCall(answer)) => {
+            answer.checked_arguments(&view).map(|_| ()).map_err(|e| {
+                vec![FieldProblem {
+                    field: "arguments".into(),
+                    message: e.to_string(),
+                }]
+            })
+        }
+        _ => Ok(()),
+    })
 }
 
 impl From<ToolCallChoice> for CallDecision {
@@ -195,6 +207,7 @@ impl Approval<'_> {
             origin: Some(json!({"conversation": view.conversation, "call": view.call_id})),
             params: json!({"name": view.tool, "arguments": view.arguments}),
             view: Some(InputView::ToolCall(Box::new(view.clone()))),
+            check: Some(arguments_check(view.clone())),
         };
         let answer = match self.broker.ask(request).await {
             Ok(answer) => ToolCallAnswer::from_input_answer(&answer),

@@ -144,6 +144,7 @@ impl Connection {
             cause: Some(format!("calling tool {tool}")),
             origin: origin.cloned(),
             view: None,
+            check: None,
             params: serde_json::json!({
                 "message": format!(
                     "{} would receive {} outside your workspace folders: {reasons}. Send anyway?",

@@ -6,6 +6,16 @@ use serde_json::json;
 use super::*;
 use crate::broker::{DeclaredCapabilities, UserAgent};
 
+/// An accepted form carrying `fields`.
+fn filled(fields: Value) -> InputAnswer {
+    let Value::Object(fields) = fields else {
+        panic!("not fields: {fields}");
+    };
+    InputAnswer::Accept {
+        content: Some(AnswerContent::Form(fields)),
+    }
+}
+
 /// A user who answers from a list and remembers what was put in front of them.
 #[derive(Default)]
 struct Recorder {
@@ -106,9 +116,7 @@ fn form_params() -> Value {
 
 #[tokio::test]
 async fn an_accepted_form_is_filled_with_defaults_validated_and_reported() {
-    let rig = rig(vec![InputAnswer::Accept {
-        content: Some(json!({"name": "Ada"})),
-    }]);
+    let rig = rig(vec![filled(json!({"name": "Ada"}))]);
     let reply = rig.elicit(&form_params()).await.unwrap();
     assert_eq!(
         reply.to_json(),
@@ -135,9 +143,7 @@ async fn an_accepted_form_is_filled_with_defaults_validated_and_reported() {
 
 #[tokio::test]
 async fn an_invalid_answer_is_never_sent_it_becomes_cancel_with_an_error() {
-    let rig = rig(vec![InputAnswer::Accept {
-        content: Some(json!({"name": "A", "age": -1})),
-    }]);
+    let rig = rig(vec![filled(json!({"name": "A", "age": -1}))]);
     let reply = rig.elicit(&form_params()).await.unwrap();
     assert_eq!(reply, ElicitReply::Cancel);
     assert!(rig.notices().contains(&"invalid_answer".to_string()));

@@ -86,6 +86,7 @@ where
             elicitation_id: None,
             phase: UrlPhase::Consent,
         }),
+        check: None,
     };
     match broker.ask(request).await {
         Ok(InputAnswer::Accept { .. }) => launch(review).await.map_err(LinkError::Browser),

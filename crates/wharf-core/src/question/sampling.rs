@@ -54,3 +54,58 @@ pub enum SamplingStage {
     /// Send this reply back to the server? (editable)
     Reply,
 }
+
+/// The user's edits of a sampling prompt, each optional, and "remember for this server".
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PromptEdits {
+    /// Replaces the request's system prompt.
+    pub system_prompt: Option<String>,
+    /// Replace the request's messages.
+    pub messages: Option<Vec<Value>>,
+    /// Allow the server's requests from now on without asking.
+    pub remember: Option<Remember>,
+}
+
+/// How long "allow this server" lasts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Remember {
+    /// Until Wharf quits.
+    Session,
+    /// In the sampling preferences file.
+    Always,
+}
+
+impl PromptEdits {
+    /// `{"systemPrompt": "...", "messages": [...], "remember": "session" | "always"}` as a front end sends it. A part
+    /// that is not of its type is no edit: the prompt stays as the server wrote it.
+    pub(super) fn read(sent: &Value) -> PromptEdits {
+        PromptEdits {
+            system_prompt: sent
+                .get("systemPrompt")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            messages: sent.get("messages").and_then(Value::as_array).cloned(),
+            remember: match sent.get("remember").and_then(Value::as_str) {
+                Some("session") => Some(Remember::Session),
+                Some("always") => Some(Remember::Always),
+                _ => None,
+            },
+        }
+    }
+}
+
+/// The text that replaces the model's reply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplyEdit {
+    pub text: String,
+}
+
+impl ReplyEdit {
+    /// `{"text": "..."}` as a front end sends it; without a text, the reply goes as the model wrote it.
+    pub(super) fn read(sent: &Value) -> Option<ReplyEdit> {
+        let text = sent.get("text").and_then(Value::as_str)?;
+        Some(ReplyEdit {
+            text: text.to_string(),
+        })
+    }
+}

@@ -6,6 +6,7 @@ use rmcp::model::JsonObject;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::{AnswerContent, InputAnswer};
 use crate::display_text::name::ShownName;
 
 /// Why a call was sent without asking (`grant` in a `tool_call` event).
@@ -158,6 +159,16 @@ pub struct ToolCallAnswer {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub reason: Option<String>,
+}
+
+impl ToolCallAnswer {
+    /// The card's answer as the broker carries it: an accept, whatever the choice (a deny is the user's answer too,
+    /// with its reason).
+    pub fn into_input_answer(self) -> InputAnswer {
+        InputAnswer::Accept {
+            content: Some(AnswerContent::ToolCall(self)),
+        }
+    }
 }
 
 /// How a call was decided, as the `tool_call` event and the turn's output name it.

@@ -2,11 +2,15 @@ use serde_json::json;
 
 use super::*;
 
+fn reply_edit(text: &str) -> ReplyEdit {
+    ReplyEdit { text: text.into() }
+}
+
 #[test]
 fn the_users_edit_replaces_the_replys_text_and_keeps_the_rest() {
     let mut single =
         json!({"role": "assistant", "model": "m", "content": {"type": "text", "text": "model"}});
-    apply_reply_edit(&mut single, Some(&json!({"text": "user"})));
+    apply_reply_edit(&mut single, reply_edit("user"));
     assert_eq!(single["content"], json!({"type": "text", "text": "user"}));
     assert_eq!(single["model"], "m");
 
@@ -14,37 +18,43 @@ fn the_users_edit_replaces_the_replys_text_and_keeps_the_rest() {
         {"type": "tool_use", "id": "1", "name": "t", "input": {}},
         {"type": "text", "text": "model"}
     ]});
-    apply_reply_edit(&mut blocks, Some(&json!({"text": "user"})));
+    apply_reply_edit(&mut blocks, reply_edit("user"));
     assert_eq!(blocks["content"][0]["type"], "tool_use");
     assert_eq!(blocks["content"][1]["text"], "user");
 
-    // No edit: the reply as the model wrote it.
-    let mut kept = json!({"content": {"type": "text", "text": "model"}});
-    apply_reply_edit(&mut kept, None);
-    apply_reply_edit(&mut kept, Some(&json!({"remember": "session"})));
-    assert_eq!(kept["content"]["text"], "model");
+    // A reply without a text block gets one, first.
+    let mut tools_only =
+        json!({"content": [{"type": "tool_use", "id": "1", "name": "t", "input": {}}]});
+    apply_reply_edit(&mut tools_only, reply_edit("user"));
+    assert_eq!(
+        tools_only["content"][0],
+        json!({"type": "text", "text": "user"})
+    );
+    assert_eq!(tools_only["content"][1]["type"], "tool_use");
 }
 
 #[test]
 fn prompt_edits_replace_only_what_the_user_changed() {
     let mut params = json!({"systemPrompt": "s", "messages": [{"role": "user", "content": {"type": "text", "text": "a"}}], "maxTokens": 5});
-    apply_prompt_edits(&mut params, &json!({"systemPrompt": "edited"}));
+    let system = PromptEdits {
+        system_prompt: Some("edited".into()),
+        ..PromptEdits::default()
+    };
+    apply_prompt_edits(&mut params, system);
     assert_eq!(params["systemPrompt"], "edited");
     assert_eq!(params["messages"][0]["content"]["text"], "a");
     assert_eq!(params["maxTokens"], 5);
     let messages = json!([{"role": "user", "content": {"type": "text", "text": "b"}}]);
-    apply_prompt_edits(
-        &mut params,
-        &json!({"messages": messages, "maxTokens": 9999}),
-    );
+    let replaced = PromptEdits {
+        messages: messages.as_array().cloned(),
+        ..PromptEdits::default()
+    };
+    apply_prompt_edits(&mut params, replaced);
     assert_eq!(params["messages"], messages);
-    assert_eq!(
-        params["maxTokens"], 5,
-        "the budget is not the user's to raise here"
-    );
-    // Malformed edits change nothing.
-    apply_prompt_edits(&mut params, &json!({"systemPrompt": 3, "messages": "x"}));
     assert_eq!(params["systemPrompt"], "edited");
+    apply_prompt_edits(&mut params, PromptEdits::default());
+    assert_eq!(params["messages"], messages);
+    assert_eq!(params["maxTokens"], 5);
 }
 
 #[test]

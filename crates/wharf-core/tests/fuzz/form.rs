@@ -12,7 +12,7 @@ use wharf_core::broker::{Broker, DeclaredCapabilities, UserAgent};
 use wharf_core::elicitation::form::parse_form;
 use wharf_core::elicitation::{checked_content, elicit, ElicitReply, Elicitation};
 use wharf_core::question::form::{FieldKind, FormField, FormSpec};
-use wharf_core::question::{InputAnswer, InputRequest};
+use wharf_core::question::{InputAnswer, InputKind, InputRequest, SentAnswer};
 use wharf_core::EventSink;
 
 use crate::strategies::{form_schema, json, number, text};
@@ -191,12 +191,22 @@ proptest! {
 
     #[test]
     fn an_accepted_answer_satisfies_the_schema((schema, answer) in schema_and_answer()) {
-        if let Ok(spec) = parse_form(&schema) {
-            if let Ok(sent) = checked_content(&schema, &spec, Some(answer)) {
+        if let (Ok(spec), InputAnswer::Accept { content }) = (parse_form(&schema), sent_to_form(answer)) {
+            if let Ok(sent) = checked_content(&schema, &spec, content.as_ref()) {
                 check_sent(&schema, &spec, &sent)?;
             }
         }
     }
+}
+
+/// `content` sent by a front end as the accepted answer to a form, as Wharf reads it: a value that is no object of
+/// fields is refused there, and the user's only way on is to cancel.
+fn sent_to_form(content: Value) -> InputAnswer {
+    SentAnswer::Accept {
+        content: Some(content),
+    }
+    .read(InputKind::ElicitationForm, None)
+    .unwrap_or(InputAnswer::Cancel)
 }
 
 /// The user of the whole `elicit` path: answers with the content the case chose.
@@ -204,8 +214,8 @@ struct Answering(Value);
 
 impl UserAgent for Answering {
     fn answer(&self, _request: InputRequest) -> BoxFuture<'_, InputAnswer> {
-        let content = Some(self.0.clone());
-        Box::pin(async move { InputAnswer::Accept { content } })
+        let answer = sent_to_form(self.0.clone());
+        Box::pin(async move { answer })
     }
 }
 

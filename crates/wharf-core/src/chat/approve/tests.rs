@@ -10,6 +10,7 @@ use crate::broker::{DeclaredCapabilities, QuestionQueue, ScriptedAgent, UserAgen
 use crate::chat::tools::ModelTools;
 use crate::connection::ToolInfo;
 use crate::display_text::name::NameOddity;
+use crate::question::SentAnswer;
 
 /// A scripted user that also keeps every question it was asked.
 struct Recording {
@@ -206,6 +207,13 @@ async fn the_server_settings_decide_without_asking_and_say_so() {
     assert_eq!(s.agent.asked.lock().unwrap().len(), 1);
 }
 
+/// The card's answer as the window sends it.
+fn sent(answer: &ToolCallAnswer) -> SentAnswer {
+    SentAnswer::Accept {
+        content: Some(serde_json::to_value(answer).unwrap()),
+    }
+}
+
 #[tokio::test]
 async fn the_window_cannot_answer_with_arguments_that_break_the_schema() {
     let s = setup("{}");
@@ -238,16 +246,14 @@ async fn the_window_cannot_answer_with_arguments_that_break_the_schema() {
             arguments: Some(json!({"path": ["x"]}).as_object().unwrap().clone()),
             reason: None,
         };
-        let problems = queue
-            .reply_checked(id, bad.into_input_answer())
-            .unwrap_err();
+        let problems = queue.reply_checked(id, sent(&bad)).unwrap_err();
         assert_eq!(problems[0].field, "arguments");
         let good = ToolCallAnswer {
             action: ToolCallChoice::AllowConversation,
             arguments: Some(json!({"path": "/w/b"}).as_object().unwrap().clone()),
             reason: None,
         };
-        assert_eq!(queue.reply_checked(id, good.into_input_answer()), Ok(true));
+        assert_eq!(queue.reply_checked(id, sent(&good)), Ok(true));
     };
     let (approved, ()) = tokio::join!(asking, answering);
     assert_eq!(approved.decision, CallDecision::AllowConversation);

@@ -7,7 +7,7 @@ use crate::config::edit::FieldError;
 use crate::facade::command::{CommandError, Reply, Run};
 use crate::facade::session::Session;
 use crate::facade::ErrorCode;
-use crate::question::InputAnswer;
+use crate::question::SentAnswer;
 
 #[derive(Debug, Deserialize, ts_rs::TS)]
 #[ts(export)]
@@ -19,14 +19,15 @@ impl Run for PendingInputs {
     }
 }
 
-/// Answers a waiting request. A form's Accept is checked first, as the broker will check it: an answer that does not
-/// fit is refused with `invalid_answer` and one problem per field, and the request keeps waiting.
+/// Answers a waiting request. An Accept is checked first by the feature that asked (a form's fields, a tool call's
+/// edited arguments): an answer that does not fit is refused with `invalid_answer` and one problem per field, and
+/// the request keeps waiting.
 #[derive(Debug, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct AnswerInput {
     #[ts(type = "number")]
     pub id: u64,
-    pub answer: InputAnswer,
+    pub answer: SentAnswer,
 }
 
 impl Run for AnswerInput {
@@ -35,7 +36,7 @@ impl Run for AnswerInput {
     }
 }
 
-pub(crate) fn answer_pending(queue: &QuestionQueue, id: u64, answer: InputAnswer) -> Reply<()> {
+pub(crate) fn answer_pending(queue: &QuestionQueue, id: u64, answer: SentAnswer) -> Reply<()> {
     match queue.reply_checked(id, answer) {
         Ok(true) => Ok(()),
         Ok(false) => Err(CommandError::new(
@@ -84,13 +85,15 @@ mod tests {
     use super::*;
     use crate::broker::UserAgent;
     use crate::elicitation::form::parse_form;
-    use crate::question::{InputKind, InputRequest, InputView};
+    use crate::elicitation::form_check;
+    use crate::question::{AnswerContent, InputAnswer, InputKind, InputRequest, InputView};
     use futures::future::BoxFuture;
     use serde_json::json;
     use serde_json::Value;
 
     async fn asked(agent: &QuestionQueue, schema: Value) -> BoxFuture<'_, InputAnswer> {
         let form = parse_form(&schema).expect("a form");
+        let check = form_check(schema.clone(), form.clone());
         let request = InputRequest {
             server: "s".into(),
             kind: InputKind::ElicitationForm,
@@ -102,6 +105,7 @@ mod tests {
                 form,
                 warnings: Vec::new(),
             }),
+            check: Some(check),
         };
         let mut fut = UserAgent::answer(agent, request);
         tokio::select! {
@@ -122,7 +126,7 @@ mod tests {
         });
         let waiting = asked(&agent, schema).await;
         let id = agent.pending()[0].id;
-        let accept = |n: i64| InputAnswer::Accept {
+        let accept = |n: i64| SentAnswer::Accept {
             content: Some(json!({ "count": n })),
         };
 
@@ -135,8 +139,14 @@ mod tests {
         assert_eq!(agent.pending().len(), 1, "still waiting for a good answer");
 
         answer_pending(&agent, id, accept(2)).expect("2 fits");
-        assert_eq!(waiting.await, accept(2));
-        let gone = answer_pending(&agent, id, InputAnswer::Decline).expect_err("answered");
+        let two = json!({ "count": 2 }).as_object().cloned().expect("fields");
+        assert_eq!(
+            waiting.await,
+            InputAnswer::Accept {
+                content: Some(AnswerContent::Form(two))
+            }
+        );
+        let gone = answer_pending(&agent, id, SentAnswer::Decline).expect_err("answered");
         assert_eq!(gone.code, ErrorCode::UnknownRequest);
     }
 }
