@@ -96,9 +96,7 @@ pub fn validate(entry: &ServerEntry, taken: &[String]) -> Vec<FieldError> {
             &any_folder,
             Some(&|_| Ok(String::new())),
         ) {
-            if !e.contains("not yet supported") {
-                errors.push(FieldError::new(field, e));
-            }
+            errors.push(FieldError::new(field, e.to_string()));
         }
     };
     match entry.kind {

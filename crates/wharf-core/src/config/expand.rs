@@ -9,6 +9,32 @@ use serde_json::{Map, Value};
 use crate::secrets::Secret;
 use crate::workspace::vars::WorkspaceVars;
 
+/// Why a value's `${...}` could not be expanded; each message starts with the field it is in.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExpandError {
+    #[error("{field}: unterminated \"${{\" in {value:?}")]
+    Unterminated { field: String, value: String },
+    #[error("{field}: environment variable {name} is not set (from ${{env:{name}}})")]
+    EnvUnset { field: String, name: String },
+    /// A workspace variable with no folder (or no usable one) open.
+    #[error("{field}: {reason}")]
+    Workspace { field: String, reason: String },
+    #[error("{field}: ${{{var}}} cannot be used here")]
+    InputNotOffered { field: String, var: String },
+    /// `${input:ID}` with no value, or a keyring that could not be asked.
+    #[error("{field}: {reason}")]
+    Input { field: String, reason: String },
+    #[error("{field}: unknown variable ${{{var}}}")]
+    Unknown { field: String, var: String },
+}
+
+/// The configuration's reader collects every problem of a definition as text.
+impl From<ExpandError> for String {
+    fn from(e: ExpandError) -> String {
+        e.to_string()
+    }
+}
+
 /// What `${...}` expands from while one configuration is parsed.
 pub(super) struct Expander<'a> {
     env: &'a dyn Fn(&str) -> Option<String>,
@@ -38,7 +64,7 @@ impl<'a> Expander<'a> {
         self.inputs_used.take()
     }
 
-    pub(super) fn expand(&self, value: &str, field: &str) -> Result<String, String> {
+    pub(super) fn expand(&self, value: &str, field: &str) -> Result<String, ExpandError> {
         let input = |id: &str| {
             let value = input_from_keyring(id)
                 .inspect_err(|_| self.inputs_missing.borrow_mut().push(id.to_string()))?;
@@ -112,7 +138,7 @@ pub fn expand(
     value: &str,
     field: &str,
     env: &dyn Fn(&str) -> Option<String>,
-) -> Result<String, String> {
+) -> Result<String, ExpandError> {
     expand_with_workspace(value, field, env, &WorkspaceVars::default(), None)
 }
 
@@ -143,34 +169,50 @@ pub fn expand_with_workspace(
     env: &dyn Fn(&str) -> Option<String>,
     workspace: &WorkspaceVars,
     inputs: Option<InputResolver<'_>>,
-) -> Result<String, String> {
+) -> Result<String, ExpandError> {
     let mut out = String::with_capacity(value.len());
     let mut rest = value;
     while let Some(start) = rest.find("${") {
         out.push_str(&rest[..start]);
         let after = &rest[start + 2..];
         let Some(end) = after.find('}') else {
-            return Err(format!("{field}: unterminated \"${{\" in {value:?}"));
+            return Err(ExpandError::Unterminated {
+                field: field.to_string(),
+                value: value.to_string(),
+            });
         };
         let var = &after[..end];
         if let Some(name) = var.strip_prefix("env:") {
             match env(name) {
                 Some(v) => out.push_str(&v),
                 None => {
-                    return Err(format!(
-                        "{field}: environment variable {name} is not set (from ${{env:{name}}})"
-                    ))
+                    return Err(ExpandError::EnvUnset {
+                        field: field.to_string(),
+                        name: name.to_string(),
+                    })
                 }
             }
         } else if let Some(resolved) = workspace.lookup(var) {
-            out.push_str(&resolved.map_err(|e| format!("{field}: {e}"))?);
+            out.push_str(&resolved.map_err(|reason| ExpandError::Workspace {
+                field: field.to_string(),
+                reason,
+            })?);
         } else if let Some(id) = var.strip_prefix("input:") {
             let Some(inputs) = inputs else {
-                return Err(format!("{field}: ${{{var}}} cannot be used here"));
+                return Err(ExpandError::InputNotOffered {
+                    field: field.to_string(),
+                    var: var.to_string(),
+                });
             };
-            out.push_str(&inputs(id).map_err(|e| format!("{field}: {e}"))?);
+            out.push_str(&inputs(id).map_err(|reason| ExpandError::Input {
+                field: field.to_string(),
+                reason,
+            })?);
         } else {
-            return Err(format!("{field}: unknown variable ${{{var}}}"));
+            return Err(ExpandError::Unknown {
+                field: field.to_string(),
+                var: var.to_string(),
+            });
         }
         rest = &after[end + 1..];
     }

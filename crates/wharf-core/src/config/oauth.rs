@@ -2,7 +2,21 @@
 
 use std::fmt;
 
+use super::expand::ExpandError;
 use crate::secrets::Secret;
+
+/// Why the `"oauth"` member cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OAuthEntryError {
+    #[error("\"oauth\" must be an object")]
+    NotObject,
+    #[error("\"oauth.{0}\" must be a string")]
+    NotText(String),
+    #[error("\"oauth\" needs a \"clientId\"")]
+    NoClientId,
+    #[error("{0}")]
+    Expand(#[from] ExpandError),
+}
 
 /// A client registered with an authorization server beforehand (no registration at sign-in).
 #[derive(Clone)]
@@ -24,22 +38,22 @@ impl fmt::Debug for PreRegistered {
 /// given as `${input:ID}` so it stays in the keyring). `expand` resolves the variables of a value.
 pub fn parse_client(
     def: &serde_json::Map<String, serde_json::Value>,
-    expand: &dyn Fn(&str, &str) -> Result<String, String>,
-) -> Result<Option<PreRegistered>, String> {
+    expand: &dyn Fn(&str, &str) -> Result<String, ExpandError>,
+) -> Result<Option<PreRegistered>, OAuthEntryError> {
     use serde_json::Value;
     let oauth = match def.get("oauth") {
         None | Some(Value::Null) => return Ok(None),
         Some(Value::Object(o)) => o,
-        Some(_) => return Err("\"oauth\" must be an object".into()),
+        Some(_) => return Err(OAuthEntryError::NotObject),
     };
     let text = |key: &str| match oauth.get(key) {
         None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => expand(s, &format!("oauth.{key}")).map(Some),
-        Some(_) => Err(format!("\"oauth.{key}\" must be a string")),
+        Some(Value::String(s)) => Ok(Some(expand(s, &format!("oauth.{key}"))?)),
+        Some(_) => Err(OAuthEntryError::NotText(key.to_string())),
     };
     let client_id = text("clientId")?
         .filter(|id| !id.trim().is_empty())
-        .ok_or_else(|| "\"oauth\" needs a \"clientId\"".to_string())?;
+        .ok_or(OAuthEntryError::NoClientId)?;
     Ok(Some(PreRegistered {
         client_id,
         client_secret: text("clientSecret")?.map(Secret::new),

@@ -181,7 +181,8 @@ pub(super) fn parse(
         Some(value) => serde_json::from_value(value.clone())
             .map_err(|_| format!("\"pathArguments\" must be refuse, ask or allow, not {value}")),
     };
-    let oauth = oauth::parse_client(def, &|v, field| vars.expand(v, field));
+    let oauth =
+        oauth::parse_client(def, &|v, field| vars.expand(v, field)).map_err(|e| e.to_string());
     let stance = stance(def);
     // A preference that cannot be read must not quietly fall back to one: the server shows why it failed.
     let transport = match (&pinned_era, &path_arguments, &oauth, &stance) {

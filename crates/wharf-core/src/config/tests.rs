@@ -93,6 +93,7 @@ fn an_input_without_a_stored_value_fails_its_server_naming_it() {
     assert_eq!(config.servers[2].missing_inputs, Vec::<String>::new());
     assert!(expand("${input:x}", "f", &|_| None)
         .unwrap_err()
+        .to_string()
         .contains("cannot be used here"));
     let err = parse(r#"{"servers": {"a": {"url": "http://h/${bogus}"}}}"#)
         .unwrap()

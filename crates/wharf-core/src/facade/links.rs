@@ -49,13 +49,13 @@ pub async fn open_link(
         // Opening may block (a text-mode browser named in `$BROWSER` runs until it quits): off the runtime.
         tokio::task::spawn_blocking(move || url_check::open_in_browser(&review))
             .await
-            .map_err(|e| e.to_string())?
-            .map_err(|e| e.to_string())
+            .map_err(|e| LinkError::Browser(e.to_string()))?
+            .map_err(|e| LinkError::Browser(e.to_string()))
     })
     .await
 }
 
-/// [`open_link`] with the browser given: the tests' stands in for the system's.
+/// [`open_link`] with the browser given (failing with `LinkError::Browser`): the tests' stands in for the system's.
 pub async fn open_link_with<F, Fut>(
     broker: &Broker,
     url: &str,
@@ -64,7 +64,7 @@ pub async fn open_link_with<F, Fut>(
 ) -> Result<(), LinkError>
 where
     F: FnOnce(UrlReview) -> Fut,
-    Fut: std::future::Future<Output = Result<(), String>>,
+    Fut: std::future::Future<Output = Result<(), LinkError>>,
 {
     let review = url_check::review(url);
     if !review.may_open {
@@ -89,7 +89,7 @@ where
         check: None,
     };
     match broker.ask(request).await {
-        Ok(InputAnswer::Accept { .. }) => launch(review).await.map_err(LinkError::Browser),
+        Ok(InputAnswer::Accept { .. }) => launch(review).await,
         Ok(InputAnswer::Decline | InputAnswer::Cancel) => Err(LinkError::Declined),
         // Only a broker that declares no URL questions refuses: then nobody could consent, so nothing opens.
         Err(refused) => Err(LinkError::Refused(refused.to_string())),
@@ -136,7 +136,7 @@ mod tests {
     /// A browser that only records what it was given.
     fn browser() -> (
         Opened,
-        impl FnOnce(UrlReview) -> futures::future::Ready<Result<(), String>>,
+        impl FnOnce(UrlReview) -> futures::future::Ready<Result<(), LinkError>>,
     ) {
         let opened = Arc::new(Mutex::new(Vec::new()));
         let keep = opened.clone();
@@ -227,7 +227,7 @@ mod tests {
     async fn a_browser_that_fails_is_said_as_such() {
         let (broker, _) = broker(accept());
         let result = open_link_with(&broker, "https://example.com/", None, |_| async {
-            Err("no browser".to_string())
+            Err(LinkError::Browser("no browser".to_string()))
         })
         .await;
         assert_eq!(result, Err(LinkError::Browser("no browser".into())));

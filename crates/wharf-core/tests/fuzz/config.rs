@@ -413,7 +413,7 @@ proptest! {
         let resolver: Option<InputResolver<'_>> = if inputs_offered { Some(&inputs) } else { None };
         match expand_with_workspace(&value, "field", &env, &vars, resolver) {
             Ok(out) => prop_assert!(!out.contains("${"), "{:?} -> {:?}", value, out),
-            Err(e) => prop_assert!(e.starts_with("field: "), "{}", e),
+            Err(e) => prop_assert!(e.to_string().starts_with("field: "), "{}", e),
         }
     }
 }
