@@ -19,6 +19,7 @@ use crate::model::{ProviderError, ReplyLimits};
 use crate::question::tool_call::{ToolCallAnswer, ToolCallChoice};
 use crate::question::{InputAnswer, InputKind, InputRequest};
 
+mod capture;
 mod mirror;
 use mirror::Mirror;
 
