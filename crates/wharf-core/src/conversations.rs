@@ -15,7 +15,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 mod export;
+pub mod message;
 mod schema;
+
+pub use message::MessageData;
 
 /// Who a message is from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
@@ -51,12 +54,12 @@ impl Role {
     }
 }
 
-/// A message to append: its text, and what else it carries (tool calls and their results) as the chat wrote it.
+/// A message to append: its text, and what else it carries (the tools offered, tool calls and their results...).
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewMessage {
     pub role: Role,
     pub text: String,
-    pub data: Option<Value>,
+    pub data: Option<MessageData>,
 }
 
 impl NewMessage {
@@ -82,9 +85,10 @@ pub struct StoredMessage {
     pub seq: i64,
     pub role: Role,
     pub text: String,
+    /// What it holds besides its text, by kind.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
-    pub data: Option<Value>,
+    pub data: Option<MessageData>,
     /// Milliseconds since the Unix epoch.
     #[ts(type = "number")]
     pub created_at: i64,
@@ -93,7 +97,7 @@ pub struct StoredMessage {
 #[cfg(test)]
 impl StoredMessage {
     /// A message as a test stores it: its id and place are `seq`.
-    pub(crate) fn at(seq: i64, role: Role, text: &str, data: Option<Value>) -> StoredMessage {
+    pub(crate) fn at(seq: i64, role: Role, text: &str, data: Option<MessageData>) -> StoredMessage {
         StoredMessage {
             id: seq,
             seq,
@@ -261,7 +265,7 @@ impl ConversationStore {
         message: NewMessage,
     ) -> Result<StoredMessage, ConversationError> {
         let now = now_ms();
-        let data = message.data.as_ref().map(Value::to_string);
+        let data = message.data.as_ref().map(|data| data.stored().to_string());
         let mut conn = self.conn();
         let tx = conn.transaction().map_err(self.failed("save a message"))?;
         let updated = tx
@@ -350,14 +354,17 @@ impl ConversationStore {
         let rows = stmt
             .query_map([conversation], |row| {
                 let role: String = row.get(2)?;
+                // A role this version does not know (a newer Wharf's) is shown as Wharf's own word.
+                let role = Role::parse(&role).unwrap_or(Role::Notice);
                 let data: Option<String> = row.get(4)?;
                 Ok(StoredMessage {
                     id: row.get(0)?,
                     seq: row.get(1)?,
-                    // A role this version does not know (a newer Wharf's) is shown as Wharf's own word.
-                    role: Role::parse(&role).unwrap_or(Role::Notice),
+                    role,
                     text: row.get(3)?,
-                    data: data.and_then(|d| serde_json::from_str(&d).ok()),
+                    data: data
+                        .and_then(|d| serde_json::from_str(&d).ok())
+                        .map(|d| MessageData::read(role, d)),
                     created_at: row.get(5)?,
                 })
             })

@@ -10,6 +10,6 @@ export type AttachedChip = { attachment: Attachment,
  */
 chars: number, 
 /**
- * The content was cut to fit [`ATTACHMENT_CHARS`].
+ * The content was cut to fit what one attachment may give the model.
  */
 truncated: boolean, };

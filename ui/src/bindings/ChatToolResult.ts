@@ -4,7 +4,11 @@
  * The outcome of a call as the turn's output and the stored conversation give it: the server's content blocks and
  * whether the tool reported an error, or Wharf's words for a call that was not made or failed on the way.
  */
-export type ChatToolResult = { content: unknown[], isError: boolean, 
+export type ChatToolResult = { 
+/**
+ * The server's content blocks as it sent them: open data, read by the result's view.
+ */
+content: unknown[], isError: boolean, 
 /**
  * The server's content was too large to keep: `content` holds the text the model was given instead.
  */

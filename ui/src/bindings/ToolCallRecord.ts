@@ -5,15 +5,17 @@ import type { GrantKind } from "./GrantKind";
 import type { JsonValue } from "./serde_json/JsonValue";
 
 /**
- * One tool call of a reply, with how it was decided and what came back.
+ * One tool call of a reply, with how it was decided and what came back: kept in the conversation, and in
+ * `wharf chat`'s output.
  */
 export type ToolCallRecord = { 
 /**
- * The call's id in its conversation, Wharf's own (`c1`, `c2`, ...): what its result is matched by.
+ * The call's id in its conversation, Wharf's own (`c1`, `c2`, ...): what its result is matched by. Calls kept
+ * before Wharf gave its own ids hold the provider's.
  */
 id: string, 
 /**
- * The id the provider gave the call, for reference.
+ * The id the provider gave the call, for reference (not kept before Wharf gave its own).
  */
 modelId?: string, 
 /**
@@ -29,6 +31,7 @@ tool: string,
  */
 arguments: JsonValue, decision: CallDecision, grant?: GrantKind, 
 /**
- * The decision (and grant) in words a user knows; the codes stay beside it.
+ * The decision (and grant) in words a user knows; the codes stay beside it. Calls kept before the words were
+ * kept have none: they are worked out again from the codes.
  */
-decided: string, result: ChatToolResult, durationMs: number, };
+decided?: string, result: ChatToolResult, durationMs: number, };

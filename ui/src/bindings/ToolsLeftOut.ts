@@ -14,6 +14,6 @@ offered: number,
  */
 listed: number, reason: LeftOutReason, 
 /**
- * The first tools left out, in the server's order: at most `MAX_NAMED_LEFT_OUT`, each shown on one line.
+ * The first tools left out, in the server's order: a few at most, each shown on one line.
  */
 tools: Array<string>, };

@@ -586,6 +586,7 @@ describe("attachments", () => {
         role: "user",
         text: "Summarize",
         data: {
+          kind: "user",
           tools: [],
           sent: "...",
           attachments: [
@@ -690,11 +691,12 @@ describe("the model chooser", () => {
 
 describe("a model's tool call in the thread", () => {
   const record = {
+    kind: "tool_call" as const,
     id: "call_1",
     server: "demo",
     tool: "picture",
     arguments: {},
-    decision: "allow_once",
+    decision: "allow_once" as const,
     durationMs: 4,
     result: { content: [], isError: false },
   };

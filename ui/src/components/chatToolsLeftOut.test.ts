@@ -10,7 +10,7 @@ import type { ToolsLeftOut } from "../bindings/ToolsLeftOut";
 import type { TurnOutcome } from "../bindings/TurnOutcome";
 import * as api from "../lib/api";
 import { app } from "../lib/app";
-import { leftOutLine, leftOutOf, threadItems } from "../lib/stores/chat";
+import { leftOutLine, threadItems } from "../lib/stores/chat";
 import ChatScreen from "./chat/ChatScreen.svelte";
 
 vi.mock("../lib/api", async (importOriginal) => {
@@ -50,7 +50,7 @@ const msg = (id: number, role: ThreadMessage["role"], text: string, data?: Threa
 
 const withNotice = (): ThreadMessage[] => [
   msg(1, "user", "what can you do?"),
-  msg(2, "notice", NOTE, { toolsLeftOut: [flood] } as unknown as ThreadMessage["data"]),
+  msg(2, "notice", NOTE, { kind: "tools_left_out", toolsLeftOut: [flood] }),
   msg(3, "assistant", "plenty"),
 ];
 
@@ -135,13 +135,10 @@ describe("tools left out", () => {
 });
 
 describe("reading what a notice kept", () => {
-  it("takes well-formed entries only, and a notice without them stays plain", () => {
-    const data = { toolsLeftOut: [flood, { server: "x" }, "nope", { ...flood, server: "b", tools: [1] }] };
-    expect(leftOutOf(data as unknown as ThreadMessage["data"])).toEqual([flood]);
-    expect(leftOutOf(undefined)).toEqual([]);
-    expect(leftOutOf([] as unknown as ThreadMessage["data"])).toEqual([]);
-    const items = threadItems([msg(1, "notice", "plain"), ...withNotice()]);
-    expect(items.map((i) => (i.kind === "notice" ? i.leftOut.length : -1))).toEqual([0, -1, 1, -1]);
+  it("takes the servers a notice names, and a notice without them, or with data of no kind, stays plain", () => {
+    const unknown = msg(4, "notice", "from a newer Wharf", { kind: "unknown", stored: { toolsLeftOut: "?" } });
+    const items = threadItems([msg(1, "notice", "plain"), ...withNotice(), unknown]);
+    expect(items.map((i) => (i.kind === "notice" ? i.leftOut : null))).toEqual([[], null, [flood], null, []]);
   });
 
   it("says how many more were left out than it names", () => {

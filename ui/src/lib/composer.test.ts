@@ -1,12 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { PromptCatalog } from "../bindings/PromptCatalog";
 import type { ResourceCatalog } from "../bindings/ResourceCatalog";
-import type { StoredMessage } from "../bindings/StoredMessage";
-import type { JsonValue } from "../bindings/serde_json/JsonValue";
 import {
   attachmentKey,
   chipLabel,
-  messageChips,
   moveHighlight,
   promptChoices,
   resourceChoices,
@@ -99,26 +96,5 @@ describe("the composer", () => {
     expect(moveHighlight(0, 3, -1)).toBe(2);
     expect(moveHighlight(-1, 3, -1)).toBe(2);
     expect(moveHighlight(0, 0, 1)).toBe(-1);
-  });
-
-  it("reads a stored message's chips, and nothing that is not one", () => {
-    const chip = {
-      attachment: { kind: "resource", server: "demo", uri: "demo://readme" },
-      chars: 42,
-      truncated: false,
-    };
-    const stored = (data?: JsonValue): StoredMessage => ({
-      id: 1,
-      seq: 1,
-      role: "user",
-      text: "hi",
-      ...(data === undefined ? {} : { data }),
-      createdAt: 1,
-    });
-    expect(messageChips(stored({ tools: [], attachments: [chip, { attachment: "x" }, 5], sent: "..." }))).toEqual([
-      chip,
-    ]);
-    expect(messageChips(stored({ tools: [] }))).toEqual([]);
-    expect(messageChips(stored())).toEqual([]);
   });
 });

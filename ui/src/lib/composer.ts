@@ -3,13 +3,11 @@
 // prompts offered as `/` commands while the message starts with a slash. Reading and expanding them is the Rust
 // side's work when the message is sent; this only chooses.
 
-import type { AttachedChip } from "../bindings/AttachedChip";
 import type { Attachment } from "../bindings/Attachment";
 import type { PromptCatalog } from "../bindings/PromptCatalog";
 import type { PromptInfo } from "../bindings/PromptInfo";
 import type { ResourceCatalog } from "../bindings/ResourceCatalog";
 import type { ResourceInfo } from "../bindings/ResourceInfo";
-import type { StoredMessage } from "../bindings/StoredMessage";
 import type { CatalogState } from "./stores/catalog";
 import { filterItems } from "./stores/catalog";
 
@@ -93,25 +91,4 @@ export function moveHighlight(index: number, length: number, delta: number): num
   if (length <= 0) return -1;
   if (index < 0) return delta > 0 ? 0 : length - 1;
   return (((index + delta) % length) + length) % length;
-}
-
-/** The chips a stored user message carries (what was attached to it when it was sent). */
-export function messageChips(message: StoredMessage): AttachedChip[] {
-  const data = message.data;
-  if (typeof data !== "object" || data === null || Array.isArray(data)) return [];
-  const list = (data as Record<string, unknown>)["attachments"];
-  if (!Array.isArray(list)) return [];
-  return list.filter(isChip);
-}
-
-function isChip(value: unknown): value is AttachedChip {
-  if (typeof value !== "object" || value === null) return false;
-  const v = value as Record<string, unknown>;
-  const a = v["attachment"];
-  if (typeof a !== "object" || a === null) return false;
-  const att = a as Record<string, unknown>;
-  const shaped =
-    (att["kind"] === "resource" && typeof att["uri"] === "string") ||
-    (att["kind"] === "prompt" && typeof att["name"] === "string");
-  return shaped && typeof att["server"] === "string" && typeof v["truncated"] === "boolean";
 }

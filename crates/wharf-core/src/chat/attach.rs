@@ -2,10 +2,8 @@
 //! or a server's prompt (filled with its arguments, its messages' text put before the user's words). Each is read
 //! when the message is sent, capped, and kept with the message so the thread can show it as a chip.
 
-use rmcp::model::JsonObject;
-use serde::{Deserialize, Serialize};
-
 use crate::connection::CallOptions;
+pub use crate::conversations::message::{AttachedChip, Attachment};
 use crate::host::Host;
 use crate::view::content::{prompt_view, resource_view, ContentView};
 
@@ -13,36 +11,6 @@ use crate::view::content::{prompt_view, resource_view, ContentView};
 pub const ATTACHMENT_CHARS: usize = 256 * 1024;
 /// The most attachments one message may carry.
 pub const MAX_ATTACHMENTS: usize = 20;
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-#[ts(export)]
-pub enum Attachment {
-    Resource {
-        server: String,
-        uri: String,
-    },
-    Prompt {
-        server: String,
-        name: String,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[ts(optional, type = "Record<string, string>")]
-        arguments: Option<JsonObject>,
-    },
-}
-
-/// An attachment as read: what the thread shows of it (the chip), kept with the message.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-#[serde(rename_all = "camelCase")]
-#[ts(export)]
-pub struct AttachedChip {
-    pub attachment: Attachment,
-    /// Characters given to the model.
-    #[ts(type = "number")]
-    pub chars: u64,
-    /// The content was cut to fit [`ATTACHMENT_CHARS`].
-    pub truncated: bool,
-}
 
 #[derive(Debug, thiserror::Error)]
 pub enum AttachError {

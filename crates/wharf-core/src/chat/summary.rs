@@ -7,11 +7,11 @@
 //! tools, and no provider refuses text.
 
 use serde::Serialize;
-use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::turn::{TurnContext, TurnError};
-use crate::conversations::{NewMessage, Role, StoredMessage};
+use crate::conversations::message::SummaryStart;
+use crate::conversations::{MessageData, NewMessage, Role, StoredMessage};
 use crate::display_text::one_line;
 use crate::model::{ChatRequest, TurnMessage, Usage};
 
@@ -82,7 +82,9 @@ pub async fn summarize(
                 "A summary of the conversation \"{}\", to go on from:\n\n{summary}",
                 one_line(&old.title, TITLE_CHARS)
             ),
-            data: Some(json!({ "continues": old.id })),
+            data: Some(MessageData::Summary(SummaryStart {
+                continues: old.id.clone(),
+            })),
         },
     )?;
     Ok(Summarized {
@@ -123,23 +125,20 @@ fn line(message: &StoredMessage) -> Option<String> {
     match message.role {
         Role::User => Some(format!("User: {}", super::turn::history::sent(message))),
         Role::Assistant => {
-            let calls: Vec<String> = message
-                .data
-                .as_ref()
-                .and_then(|d| d.get("toolCalls"))
-                .and_then(Value::as_array)
-                .map(|calls| {
-                    calls
-                        .iter()
-                        .map(|c| {
-                            let name = c.get("name").and_then(Value::as_str).unwrap_or("?");
-                            let arguments =
-                                c.get("arguments").and_then(Value::as_str).unwrap_or("");
-                            format!("[called {name} with {}]", shorten(arguments, RESULT_CHARS))
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
+            let calls: Vec<String> = match &message.data {
+                Some(MessageData::Reply(reply)) => reply
+                    .tool_calls
+                    .iter()
+                    .map(|c| {
+                        format!(
+                            "[called {} with {}]",
+                            c.name,
+                            shorten(&c.arguments, RESULT_CHARS)
+                        )
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
             if message.text.trim().is_empty() && calls.is_empty() {
                 return None;
             }
@@ -151,12 +150,11 @@ fn line(message: &StoredMessage) -> Option<String> {
             Some(text)
         }
         Role::Tool => {
-            let data = message.data.as_ref();
-            let server = data.and_then(|d| d.get("server")).and_then(Value::as_str);
-            let tool = data.and_then(|d| d.get("tool")).and_then(Value::as_str);
-            let name = match (server, tool) {
-                (Some(server), Some(tool)) => format!("{server}/{tool}"),
-                (None, Some(tool)) => tool.to_string(),
+            let name = match &message.data {
+                Some(MessageData::ToolCall(record)) => match &record.server {
+                    Some(server) => format!("{server}/{}", record.tool),
+                    None => record.tool.clone(),
+                },
                 _ => "a tool".to_string(),
             };
             Some(format!(
@@ -182,9 +180,11 @@ fn shorten(text: &str, keep: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{json, Value};
 
+    /// A message with its data as the database keeps it.
     fn stored(seq: i64, role: Role, text: &str, data: Option<Value>) -> StoredMessage {
-        StoredMessage::at(seq, role, text, data)
+        StoredMessage::at(seq, role, text, data.map(|d| MessageData::read(role, d)))
     }
 
     #[test]
@@ -195,7 +195,7 @@ mod tests {
                 1,
                 Role::User,
                 "read it",
-                Some(json!({"sent": "read it\n[resource a]"})),
+                Some(json!({"tools": [], "sent": "read it\n[resource a]"})),
             ),
             stored(
                 2,
@@ -209,7 +209,11 @@ mod tests {
                 3,
                 Role::Tool,
                 &long,
-                Some(json!({"server": "fs", "tool": "read"})),
+                Some(
+                    json!({"id": "c", "server": "fs", "tool": "read", "arguments": {"path": "/w/a"},
+                            "decision": "allow_once", "result": {"content": [], "isError": false},
+                            "durationMs": 1}),
+                ),
             ),
             stored(4, Role::Notice, "a notice", None),
             stored(5, Role::Assistant, "It says é…", None),
@@ -281,7 +285,12 @@ mod tests {
             first.text,
             "A summary of the conversation \"Reading a\", to go on from:\n\nThe user read a; it says hi."
         );
-        assert_eq!(first.data, Some(json!({ "continues": old })));
+        assert_eq!(
+            first.data,
+            Some(MessageData::Summary(SummaryStart {
+                continues: old.clone()
+            }))
+        );
         assert_eq!(
             fx.store.messages(&old).unwrap().len(),
             2,

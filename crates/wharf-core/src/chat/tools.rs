@@ -11,10 +11,10 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
-use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::connection::ToolInfo;
+use crate::conversations::message::{LeftOutReason, ToolsLeftOut};
 use crate::display_text::one_line;
 use crate::model::ToolSpec;
 
@@ -38,29 +38,6 @@ pub struct ModelTool {
     pub name: String,
     pub server: String,
     pub tool: ToolInfo,
-}
-
-wire_codes! {
-    /// Why some of a server's tools were not offered to the model.
-    pub enum LeftOutReason {
-        /// The servers listed more tools than one request offers, and this one more than its equal share.
-        OverShare = "over_share",
-    }
-}
-
-/// The tools of one server that the model is not offered, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
-#[serde(rename_all = "camelCase")]
-#[ts(export)]
-pub struct ToolsLeftOut {
-    pub server: String,
-    /// How many of its tools the model is offered.
-    pub offered: u32,
-    /// How many it lists (a name listed twice counted once).
-    pub listed: u32,
-    pub reason: LeftOutReason,
-    /// The first tools left out, in the server's order: at most `MAX_NAMED_LEFT_OUT`, each shown on one line.
-    pub tools: Vec<String>,
 }
 
 /// The tools of one request, found by the name the model uses.

@@ -8,15 +8,14 @@ use std::collections::HashSet;
 
 use futures::future::join_all;
 use serde::Serialize;
-use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::approve::CallDecision;
-use super::tools::{ModelTools, ToolsLeftOut};
-use crate::approval::{Approvals, GrantKind};
+use super::tools::ModelTools;
+use crate::approval::Approvals;
 use crate::config::ServerDef;
 use crate::connection::Connection;
-use crate::conversations::{ConversationError, ConversationStore, NewMessage, Role};
+use crate::conversations::message::{ReplyCalls, ToolCallRecord, ToolsLeftOut, UserMessage};
+use crate::conversations::{ConversationError, ConversationStore, MessageData, NewMessage, Role};
 use crate::display_text::one_line;
 use crate::events::{EventSink, HostEvent, NoticeCode};
 use crate::host::Host;
@@ -31,8 +30,6 @@ mod left_out;
 pub mod result;
 mod warm;
 pub use warm::warm_up;
-
-use result::CallResult;
 
 /// The longest title a new conversation takes from its first message.
 const TITLE_CHARS: usize = 60;
@@ -159,36 +156,6 @@ pub enum EntryRole {
     Notice,
 }
 
-/// One tool call of a reply, with how it was decided and what came back.
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
-#[serde(rename_all = "camelCase")]
-#[ts(export)]
-pub struct ToolCallRecord {
-    /// The call's id in its conversation, Wharf's own (`c1`, `c2`, ...): what its result is matched by.
-    pub id: String,
-    /// The id the provider gave the call, for reference.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub model_id: Option<String>,
-    /// The server, when the model named a tool that was offered.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub server: Option<String>,
-    /// The tool's name on its server (or the name the model wrote, for a tool that was not offered).
-    pub tool: String,
-    /// What was sent (the user's edit, if any), or what the model wrote when it could not be read.
-    pub arguments: Value,
-    pub decision: CallDecision,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub grant: Option<GrantKind>,
-    /// The decision (and grant) in words a user knows; the codes stay beside it.
-    pub decided: String,
-    pub result: CallResult,
-    #[ts(type = "number")]
-    pub duration_ms: u64,
-}
-
 /// One entry the turn added to the conversation.
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
@@ -268,21 +235,22 @@ pub async fn run_turn(
     let known = history::offered_tools(&stored);
     let mut messages = history::turn_messages(&stored, cx.settings.images);
     let (servers, tools) = gather_tools(cx).await;
-    let offered: Vec<Value> = tools
+    let offered = tools
         .iter()
-        .map(|t| json!([t.server, t.tool.name]))
+        .map(|t| (t.server.clone(), t.tool.name.clone()))
         .collect();
+    // With attachments, what the model was sent (the user's words with the attachments' text), and the chips.
+    let user = UserMessage {
+        tools: offered,
+        sent: (!chips.is_empty()).then(|| sent.clone()),
+        attachments: chips,
+    };
     cx.store.append(
         &conversation,
         NewMessage {
             role: Role::User,
             text: message.to_string(),
-            data: Some(if chips.is_empty() {
-                json!({ "tools": offered })
-            } else {
-                // What the model was sent (the user's words with the attachments' text), and the chips to show.
-                json!({ "tools": offered, "attachments": chips, "sent": sent })
-            }),
+            data: Some(MessageData::User(user)),
         },
     )?;
     messages.push(TurnMessage::User(sent));
@@ -427,11 +395,12 @@ impl Turn<'_> {
             self.own_call_ids(&mut reply.tool_calls);
             usage.input_tokens += reply.usage.input_tokens;
             usage.output_tokens += reply.usage.output_tokens;
-            self.store(
-                Role::Assistant,
-                &reply.text,
-                (!reply.tool_calls.is_empty()).then(|| json!({ "toolCalls": reply.tool_calls })),
-            );
+            let calls = (!reply.tool_calls.is_empty()).then(|| {
+                MessageData::Reply(ReplyCalls {
+                    tool_calls: reply.tool_calls.clone(),
+                })
+            });
+            self.store(Role::Assistant, &reply.text, calls);
             messages.push(TurnMessage::Assistant {
                 text: reply.text.clone(),
                 tool_calls: reply.tool_calls.clone(),
@@ -497,11 +466,14 @@ impl Turn<'_> {
 
     /// Stores one message; a store that fails does not end the turn (what is shown stays shown), but the user is
     /// told that the conversation will not have it.
-    fn store(&self, role: Role, text: &str, mut data: Option<Value>) {
-        // Whatever wrote it (a server's result, the model, a provider's error), no secret is kept or exported.
-        if let Some(data) = &mut data {
-            self.cx.redactor.redact_json(data);
-        }
+    fn store(&self, role: Role, text: &str, data: Option<MessageData>) {
+        // Whatever wrote it (a server's result, the model, a provider's error), no secret is kept or exported: the
+        // data is masked as it is kept, then read back as its kind.
+        let data = data.map(|data| {
+            let mut stored = data.stored();
+            self.cx.redactor.redact_json(&mut stored);
+            MessageData::read(role, stored)
+        });
         let message = NewMessage {
             role,
             text: self.cx.redactor.redact_secrets(text).into_owned(),

@@ -1,5 +1,6 @@
 //! A conversation written out for the user to keep or share: Markdown to read, JSON to process.
 
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::{ConversationSummary, Role, StoredMessage};
@@ -33,7 +34,9 @@ pub(super) fn markdown(summary: &ConversationSummary, messages: &[StoredMessage]
     out
 }
 
+/// The conversation's row and every message as kept: its data as the database holds it, whatever its kind.
 pub(super) fn json(summary: &ConversationSummary, messages: &[StoredMessage]) -> Value {
+    let messages: Vec<Kept<'_>> = messages.iter().map(Kept::from).collect();
     json!({
         "id": summary.id,
         "title": summary.title,
@@ -41,6 +44,32 @@ pub(super) fn json(summary: &ConversationSummary, messages: &[StoredMessage]) ->
         "updatedAt": summary.updated_at,
         "messages": messages,
     })
+}
+
+/// A message as the database keeps it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Kept<'a> {
+    id: i64,
+    seq: i64,
+    role: Role,
+    text: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    data: Option<Value>,
+    created_at: i64,
+}
+
+impl<'a> From<&'a StoredMessage> for Kept<'a> {
+    fn from(message: &'a StoredMessage) -> Kept<'a> {
+        Kept {
+            id: message.id,
+            seq: message.seq,
+            role: message.role,
+            text: &message.text,
+            data: message.data.as_ref().map(super::MessageData::stored),
+            created_at: message.created_at,
+        }
+    }
 }
 
 /// A title on one line: a line break in it would end the heading early.

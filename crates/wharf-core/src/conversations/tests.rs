@@ -23,7 +23,9 @@ fn messages_are_kept_in_order_with_their_data_and_survive_a_reopen() {
     store
         .append(&c.id, NewMessage::text(Role::User, "hello"))
         .unwrap();
-    let call = json!({"toolCalls": [{"id": "c1", "server": "fs", "tool": "read_file"}]});
+    let call = json!({"toolCalls": [{"id": "c1", "name": "fs__read_file", "arguments": "{}"}]});
+    let call = MessageData::read(Role::Assistant, call);
+    assert!(matches!(call, MessageData::Reply(_)), "{call:?}");
     let stored = store
         .append(
             &c.id,
@@ -290,7 +292,8 @@ mod hostile_text {
             let (_dir, path) = setup();
             let store = open(&path);
             let c = store.create(Some(&title)).unwrap();
-            let data = json!({ key.clone(): text.clone(), "list": [text.clone()] });
+            // No kind of message: kept as it is, whatever its keys.
+            let data = MessageData::read(Role::Tool, json!({ key.clone(): text.clone(), "list": [text.clone()] }));
             store.append(&c.id, NewMessage { role: Role::Tool, text: text.clone(), data: Some(data.clone()) }).unwrap();
             store.rename(&c.id, &text).unwrap();
             let messages = store.messages(&c.id).unwrap();

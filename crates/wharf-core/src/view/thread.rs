@@ -6,8 +6,7 @@
 use serde::Serialize;
 
 use super::tool_result::{tool_result_view, ToolResultView};
-use crate::conversations::{Role, StoredMessage};
-use crate::question::tool_call::{CallDecision, GrantKind};
+use crate::conversations::{MessageData, StoredMessage};
 
 /// One message of the thread.
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
@@ -33,17 +32,12 @@ pub fn thread_messages(messages: Vec<StoredMessage>) -> Vec<ThreadMessage> {
     messages
         .into_iter()
         .map(|message| {
-            let result_view = match (&message.role, &message.data) {
-                // The call as kept: `{id, server?, tool, arguments, decision, result: {content, isError}, ...}`.
-                (Role::Tool, Some(data)) => data
-                    .get("result")
-                    .filter(|result| result.is_object())
-                    .map(tool_result_view),
-                _ => None,
-            };
-            let decided = match (&message.role, &message.data) {
-                (Role::Tool, Some(data)) => decided(data),
-                _ => None,
+            let (result_view, decided) = match &message.data {
+                Some(MessageData::ToolCall(record)) => (
+                    Some(tool_result_view(&record.result.as_tool_result())),
+                    Some(record.decision.words(record.grant).to_string()),
+                ),
+                _ => (None, None),
             };
             ThreadMessage {
                 message,
@@ -54,31 +48,16 @@ pub fn thread_messages(messages: Vec<StoredMessage>) -> Vec<ThreadMessage> {
         .collect()
 }
 
-/// A kept call's `decision` and `grant` codes in words; none when they are not codes Wharf writes.
-fn decided(data: &serde_json::Value) -> Option<String> {
-    let decision: CallDecision = serde_json::from_value(data.get("decision")?.clone()).ok()?;
-    let grant: Option<GrantKind> = match data.get("grant") {
-        None => None,
-        Some(grant) => Some(serde_json::from_value(grant.clone()).ok()?),
-    };
-    Some(decision.words(grant).to_string())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::conversations::Role;
     use crate::view::content::MessageBlock;
     use serde_json::json;
 
+    /// A message with its data as the database keeps it.
     fn message(role: Role, data: Option<serde_json::Value>) -> StoredMessage {
-        StoredMessage {
-            id: 1,
-            seq: 1,
-            role,
-            text: "t".into(),
-            data,
-            created_at: 0,
-        }
+        StoredMessage::at(1, role, "t", data.map(|d| MessageData::read(role, d)))
     }
 
     #[test]
@@ -109,9 +88,14 @@ mod tests {
             matches!(view.blocks[2], MessageBlock::ResourceLink { .. }),
             "{view:?}"
         );
-        // The message goes to the window as it is kept, with the view beside it.
+        // The message goes to the window with its call tagged as one, and the view beside it.
         let wire = serde_json::to_value(&shaped[1]).expect("JSON");
-        assert_eq!(wire["data"], record);
+        let mut tagged = json!({"kind": "tool_call"});
+        tagged
+            .as_object_mut()
+            .expect("an object")
+            .extend(record.as_object().expect("an object").clone());
+        assert_eq!(wire["data"], tagged);
         assert_eq!(wire["role"], "tool");
         assert_eq!(wire["resultView"]["blocks"][0]["kind"], "text");
     }
@@ -120,7 +104,7 @@ mod tests {
     fn a_kept_call_says_how_it_was_decided_in_words_and_never_a_code() {
         let call = |decision: serde_json::Value, grant: Option<&str>| {
             let mut data = json!({"id": "c1", "tool": "t", "arguments": {}, "decision": decision,
-                                  "result": {"content": [], "isError": false}});
+                                  "result": {"content": [], "isError": false}, "durationMs": 1});
             if let Some(grant) = grant {
                 data["grant"] = json!(grant);
             }
@@ -140,7 +124,7 @@ mod tests {
             Some("allowed by you for this conversation")
         );
         assert_eq!(call(json!("deny"), None).as_deref(), Some("denied by you"));
-        // Codes Wharf never writes are no decision to word.
+        // Codes Wharf never writes make no call it kept: nothing to word.
         assert_eq!(call(json!("allowed by the server"), None), None);
         assert_eq!(call(json!("granted"), Some("root")), None);
 

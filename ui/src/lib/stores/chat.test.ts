@@ -380,11 +380,12 @@ function card(conversation: string): PendingInput {
 describe("the thread", () => {
   it("shows stored messages: no empty assistant text, tool records as calls", () => {
     const record = {
+      kind: "tool_call" as const,
       id: "call_1",
       server: "fs",
       tool: "list",
       arguments: {},
-      decision: "allow_once",
+      decision: "allow_once" as const,
       result: {
         content: [
           { type: "text", text: "a.txt" },
@@ -394,15 +395,26 @@ describe("the thread", () => {
       },
       durationMs: 3,
     };
+    const chip = {
+      attachment: { kind: "resource" as const, server: "fs", uri: "file:///a" },
+      chars: 5,
+      truncated: false,
+    };
     const items = threadItems([
-      message(1, "user", "hi"),
-      message(2, "assistant", "", { toolCalls: [] }),
+      message(1, "user", "hi", { kind: "user", tools: [["fs", "list"]], attachments: [chip], sent: "hi\n\na" }),
+      message(2, "assistant", "", { kind: "reply", toolCalls: [] }),
       message(3, "tool", "a.txt", record),
       message(4, "notice", "cut"),
+      // A call kept by a newer Wharf, in a shape this one cannot read: its text, as a notice.
+      message(5, "tool", "b.txt", { kind: "unknown", stored: { id: "call_2" } }),
+      message(6, "user", "carry on", { kind: "summary", continues: "c0" }),
     ]);
-    expect(items.map((i) => i.kind)).toEqual(["user", "tool", "notice"]);
+    expect(items.map((i) => i.kind)).toEqual(["user", "tool", "notice", "notice", "user"]);
+    expect(items[0]?.kind === "user" && items[0].chips).toEqual([chip]);
+    expect(items[4]?.kind === "user" && items[4].chips).toEqual([]);
     const tool = items[1];
     expect(tool?.kind === "tool" && resultTexts(tool.record)).toEqual(["a.txt", "[image, image/png]"]);
+    expect(items[3]?.kind === "notice" && items[3].text).toBe("b.txt");
   });
 
   it("places a question in the conversation it arose in", () => {

@@ -24,7 +24,6 @@ import type { TurnStop } from "../../bindings/TurnStop";
 import type { Usage } from "../../bindings/Usage";
 import type { JsonValue } from "../../bindings/serde_json/JsonValue";
 import type { NoticeStore } from "./notices";
-import { messageChips } from "../composer";
 
 /** A call the model made in the step running now: decided, its result not stored yet. */
 export interface LiveCall {
@@ -87,48 +86,41 @@ export function turnIn(s: ChatState, conversation: string): RunningTurn | null {
   return Object.values(s.turns).find((t) => t.conversation === conversation) ?? null;
 }
 
-/** The stored messages as the thread shows them: an assistant message that only made calls has no text to show. */
+/** The stored messages as the thread shows them, each by the kind of data it holds: an assistant message that only
+ * made calls has no text to show, and a tool message that holds no call (data this Wharf cannot read) is shown as a
+ * notice. */
 export function threadItems(messages: ThreadMessage[]): ThreadItem[] {
   const items: ThreadItem[] = [];
   for (const m of messages) {
+    const data = m.data;
     switch (m.role) {
       case "user":
-        items.push({ kind: "user", id: m.id, text: m.text, chips: messageChips(m) });
+        items.push({
+          kind: "user",
+          id: m.id,
+          text: m.text,
+          chips: data?.kind === "user" ? (data.attachments ?? []) : [],
+        });
         break;
       case "assistant":
         if (m.text.trim() !== "") items.push({ kind: "assistant", id: m.id, text: m.text });
         break;
       case "tool":
-        if (isRecord(m.data))
-          items.push({ kind: "tool", id: m.id, record: m.data, view: m.resultView ?? null, decided: m.decided ?? "" });
+        if (data?.kind === "tool_call")
+          items.push({ kind: "tool", id: m.id, record: data, view: m.resultView ?? null, decided: m.decided ?? "" });
         else items.push({ kind: "notice", id: m.id, text: m.text, leftOut: [] });
         break;
       case "notice":
-        items.push({ kind: "notice", id: m.id, text: m.text, leftOut: leftOutOf(m.data) });
+        items.push({
+          kind: "notice",
+          id: m.id,
+          text: m.text,
+          leftOut: data?.kind === "tools_left_out" ? data.toolsLeftOut : [],
+        });
         break;
     }
   }
   return items;
-}
-
-/** The servers whose tools the model was not offered, as a notice of the turn keeps them: whatever else it holds is
- * left aside, as the data is read back from the store. */
-export function leftOutOf(data: JsonValue | undefined): ToolsLeftOut[] {
-  if (typeof data !== "object" || data === null || Array.isArray(data)) return [];
-  const list = (data as Record<string, unknown>)["toolsLeftOut"];
-  if (!Array.isArray(list)) return [];
-  return list.filter((entry): entry is ToolsLeftOut => {
-    if (typeof entry !== "object" || entry === null) return false;
-    const e = entry as Record<string, unknown>;
-    return (
-      typeof e["server"] === "string" &&
-      typeof e["offered"] === "number" &&
-      typeof e["listed"] === "number" &&
-      typeof e["reason"] === "string" &&
-      Array.isArray(e["tools"]) &&
-      e["tools"].every((t) => typeof t === "string")
-    );
-  });
 }
 
 /** One server cut to its share, in words: how many of its tools the model is offered and why, and the names told of
@@ -144,12 +136,6 @@ export function leftOutLine(cut: ToolsLeftOut): { line: string; names: string } 
     line: `${String(cut.offered)} of its ${String(cut.listed)} tools offered: ${why}`,
     names: cut.tools.length === 0 ? "" : `${cut.tools.join(", ")}${more}`,
   };
-}
-
-function isRecord(data: JsonValue | undefined): data is JsonValue & ToolCallRecord {
-  if (typeof data !== "object" || data === null || Array.isArray(data)) return false;
-  const d = data as Record<string, unknown>;
-  return typeof d["id"] === "string" && typeof d["tool"] === "string" && typeof d["result"] === "object";
 }
 
 /** The conversation a question arose in (a model's tool call, or a question asked inside one), if any. */

@@ -6,15 +6,16 @@ use std::time::Instant;
 use futures::future::join_all;
 use serde_json::{json, Value};
 
-use super::result::{self, CallResult, ForModel};
-use super::{ToolCallRecord, Turn};
+use super::result::{self, ForModel};
+use super::Turn;
 use crate::approval::pin::{Pinned, ServerDefinition};
 use crate::approval::GrantKind;
 use crate::chat::approve::{Approval, CallDecision, CallToApprove};
 use crate::chat::tools::{ModelTool, ModelTools};
 use crate::chat::vet::vet;
 use crate::connection::{CallOptions, Connection};
-use crate::conversations::Role;
+use crate::conversations::message::{CallResult, ToolCallRecord};
+use crate::conversations::{MessageData, Role};
 use crate::display_text::one_line;
 use crate::model::ToolCall;
 
@@ -152,13 +153,17 @@ impl Turn<'_> {
             server: pending.server,
             tool: pending.tool,
             arguments: pending.arguments,
-            decided: pending.decision.words(pending.grant).to_string(),
+            decided: Some(pending.decision.words(pending.grant).to_string()),
             decision: pending.decision,
             grant: pending.grant,
             result,
             duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         };
-        self.store(Role::Tool, &given.text, serde_json::to_value(&record).ok());
+        self.store(
+            Role::Tool,
+            &given.text,
+            Some(MessageData::ToolCall(record.clone())),
+        );
         (record, given)
     }
 }

@@ -1,7 +1,8 @@
 //! A stored conversation read back as the model is given it. What a turn stores, and how it is read:
-//! - a user message: its text, and in `data.tools` the tools offered with it (to mark tools new later);
-//! - an assistant message: its text, and in `data.toolCalls` the calls the model made, as it wrote them;
-//! - a tool message: the text the model was given, and in `data` the call's record (`id`, `result.isError`...);
+//! - a user message: its text, with the tools offered with it (to mark tools new later) and, when something was
+//!   attached, what the model was sent;
+//! - an assistant message: its text, with the calls the model made, as it wrote them;
+//! - a tool message: the text the model was given, with the call's record (its id, whether it is an error...);
 //! - a notice: shown to the user, never to the model.
 //!
 //! A turn cut short (Wharf killed mid-call) may leave calls without results: each is given one that says so, as the
@@ -9,9 +10,8 @@
 
 use std::collections::HashSet;
 
-use serde_json::Value;
-
-use crate::conversations::{Role, StoredMessage};
+use crate::conversations::message::ToolCallRecord;
+use crate::conversations::{MessageData, Role, StoredMessage};
 use crate::model::ToolCall;
 use crate::model::TurnMessage;
 
@@ -37,7 +37,7 @@ pub fn turn_messages(stored: &[StoredMessage], images: bool) -> Vec<TurnMessage>
                 if let Some(open) = reply.take() {
                     open.close(&mut out);
                 }
-                let tool_calls = tool_calls(message.data.as_ref());
+                let tool_calls = tool_calls(message).to_vec();
                 let ids = tool_calls.iter().map(|c| c.id.clone()).collect();
                 out.push(TurnMessage::Assistant {
                     text: message.text.clone(),
@@ -50,24 +50,19 @@ pub fn turn_messages(stored: &[StoredMessage], images: bool) -> Vec<TurnMessage>
             }
             Role::Tool => {
                 let Some(open) = reply.as_mut() else { continue };
-                let Some(id) = call_id(message.data.as_ref()) else {
+                let Some(record) = call_record(message) else {
                     continue;
                 };
-                let is_error = message
-                    .data
-                    .as_ref()
-                    .and_then(|d| d.pointer("/result/isError"))
-                    .and_then(Value::as_bool)
-                    .unwrap_or(true);
                 open.results.push(Some((
-                    id.to_string(),
+                    record.id.clone(),
                     TurnMessage::ToolResult {
-                        call_id: id.to_string(),
+                        call_id: record.id.clone(),
                         content: message.text.clone(),
-                        is_error,
-                        images: match &message.data {
-                            Some(record) if images => super::result::kept_images(record),
-                            _ => Vec::new(),
+                        is_error: record.result.is_error,
+                        images: if images {
+                            super::result::kept_images(&record.result)
+                        } else {
+                            Vec::new()
                         },
                     },
                 )));
@@ -124,82 +119,117 @@ pub fn next_call_number(stored: &[StoredMessage]) -> u64 {
     let calls = stored
         .iter()
         .filter(|m| m.role == Role::Assistant)
-        .map(|m| tool_calls(m.data.as_ref()).len())
+        .map(|m| tool_calls(m).len())
         .sum::<usize>();
     u64::try_from(calls).unwrap_or(u64::MAX).saturating_add(1)
 }
 
-/// What the model was given of a user's message: with attachments, their text too (kept in `data.sent`).
+/// What the model was given of a user's message: with attachments, their text too.
 pub fn sent(message: &StoredMessage) -> &str {
-    message
-        .data
-        .as_ref()
-        .and_then(|d| d.get("sent"))
-        .and_then(Value::as_str)
-        .unwrap_or(&message.text)
+    match &message.data {
+        Some(MessageData::User(user)) => user.sent.as_deref().unwrap_or(&message.text),
+        _ => &message.text,
+    }
 }
 
 /// The tools offered with each user message so far, as (server, tool).
 pub fn offered_tools(stored: &[StoredMessage]) -> HashSet<(String, String)> {
     stored
         .iter()
-        .filter(|m| m.role == Role::User)
-        .filter_map(|m| m.data.as_ref()?.get("tools")?.as_array())
-        .flatten()
-        .filter_map(|pair| {
-            let server = pair.get(0)?.as_str()?;
-            let tool = pair.get(1)?.as_str()?;
-            Some((server.to_string(), tool.to_string()))
+        .filter_map(|m| match &m.data {
+            Some(MessageData::User(user)) => Some(user.tools.iter().cloned()),
+            _ => None,
         })
+        .flatten()
         .collect()
 }
 
-fn call_id(data: Option<&Value>) -> Option<&str> {
-    data?.get("id")?.as_str()
+/// The call a tool message holds.
+fn call_record(message: &StoredMessage) -> Option<&ToolCallRecord> {
+    match &message.data {
+        Some(MessageData::ToolCall(record)) => Some(record),
+        _ => None,
+    }
 }
 
-fn tool_calls(data: Option<&Value>) -> Vec<ToolCall> {
-    data.and_then(|d| d.get("toolCalls"))
-        .and_then(|calls| serde_json::from_value::<Vec<ToolCall>>(calls.clone()).ok())
-        .unwrap_or_default()
+/// The calls an assistant message made.
+fn tool_calls(message: &StoredMessage) -> &[ToolCall] {
+    match &message.data {
+        Some(MessageData::Reply(reply)) => &reply.tool_calls,
+        _ => &[],
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::conversations::message::{CallResult, ReplyCalls, UserMessage};
+    use crate::question::tool_call::CallDecision;
     use serde_json::json;
 
     /// The eight bytes every PNG starts with.
     const PNG: &str = "iVBORw0KGgo=";
 
-    fn stored(seq: i64, role: Role, text: &str, data: Option<Value>) -> StoredMessage {
+    fn stored(seq: i64, role: Role, text: &str, data: Option<MessageData>) -> StoredMessage {
         StoredMessage::at(seq, role, text, data)
+    }
+
+    fn calls(ids: &[&str]) -> Option<MessageData> {
+        let tool_calls = ids
+            .iter()
+            .map(|id| ToolCall {
+                id: id.to_string(),
+                model_id: None,
+                name: "s__x".into(),
+                arguments: "{}".into(),
+            })
+            .collect();
+        Some(MessageData::Reply(ReplyCalls { tool_calls }))
+    }
+
+    fn result(id: &str, is_error: bool, content: Vec<serde_json::Value>) -> Option<MessageData> {
+        Some(MessageData::ToolCall(ToolCallRecord {
+            id: id.into(),
+            model_id: None,
+            server: Some("s".into()),
+            tool: "x".into(),
+            arguments: json!({}),
+            decision: CallDecision::AllowOnce,
+            grant: None,
+            decided: None,
+            result: CallResult {
+                content,
+                is_error,
+                shortened: false,
+            },
+            duration_ms: 1,
+        }))
     }
 
     #[test]
     fn results_follow_their_calls_in_call_order_and_a_lost_one_is_said() {
-        let calls = json!({"toolCalls": [
-            {"id": "a", "name": "s__x", "arguments": "{}"},
-            {"id": "b", "name": "s__y", "arguments": "{}"},
-            {"id": "c", "name": "s__z", "arguments": "{}"},
-        ]});
+        let offered = UserMessage {
+            tools: vec![("s".into(), "x".into())],
+            attachments: Vec::new(),
+            sent: None,
+        };
         let messages = [
-            stored(1, Role::User, "hi", Some(json!({"tools": [["s", "x"]]}))),
-            stored(2, Role::Assistant, "", Some(calls)),
-            stored(
-                3,
-                Role::Tool,
-                "B",
-                Some(json!({"id": "b", "result": {"isError": false}})),
-            ),
+            stored(1, Role::User, "hi", Some(MessageData::User(offered))),
+            stored(2, Role::Assistant, "", calls(&["a", "b", "c"])),
+            stored(3, Role::Tool, "B", result("b", false, Vec::new())),
             stored(4, Role::Notice, "a notice", None),
             stored(
                 5,
                 Role::Tool,
                 "A",
-                Some(json!({"id": "a", "result": {"isError": true, "content": [
-                    {"type": "text", "text": "A"},
-                    {"type": "image", "mimeType": "image/png", "data": PNG}]}})),
+                result(
+                    "a",
+                    true,
+                    vec![
+                        json!({"type": "text", "text": "A"}),
+                        json!({"type": "image", "mimeType": "image/png", "data": PNG}),
+                    ],
+                ),
             ),
         ];
         let out = turn_messages(&messages, false);
@@ -239,26 +269,14 @@ mod tests {
     /// only ever given to a call of the reply it followed, and to one call only.
     #[test]
     fn a_repeated_provider_id_keeps_each_result_with_its_own_call() {
-        let call = |id: &str| json!({"id": id, "name": "s__x", "arguments": "{}"});
-        let result = |id: &str| Some(json!({"id": id, "result": {"isError": false}}));
         let messages = [
             stored(1, Role::User, "one", None),
-            stored(
-                2,
-                Role::Assistant,
-                "",
-                Some(json!({"toolCalls": [call("c1"), call("c1")]})),
-            ),
-            stored(3, Role::Tool, "first", result("c1")),
-            stored(4, Role::Tool, "second", result("c1")),
+            stored(2, Role::Assistant, "", calls(&["c1", "c1"])),
+            stored(3, Role::Tool, "first", result("c1", false, Vec::new())),
+            stored(4, Role::Tool, "second", result("c1", false, Vec::new())),
             stored(5, Role::Assistant, "done", None),
             stored(6, Role::User, "two", None),
-            stored(
-                7,
-                Role::Assistant,
-                "",
-                Some(json!({"toolCalls": [call("c1")]})),
-            ),
+            stored(7, Role::Assistant, "", calls(&["c1"])),
         ];
         let contents: Vec<String> = turn_messages(&messages, false)
             .iter()
@@ -271,5 +289,29 @@ mod tests {
         assert_eq!(contents, ["first", "second", NO_OUTCOME]);
         assert_eq!(next_call_number(&messages), 4);
         assert_eq!(call_id_for(4), "c4");
+    }
+
+    /// A tool message whose data is no call (a newer Wharf's, or damaged) answers no call: the model is told the
+    /// call's outcome is unknown rather than given a result that may be another's.
+    #[test]
+    fn a_tool_message_of_unknown_data_answers_no_call() {
+        let unknown = MessageData::read(Role::Tool, json!({"id": "a", "result": "?"}));
+        assert!(
+            matches!(unknown, MessageData::Unknown { .. }),
+            "{unknown:?}"
+        );
+        let messages = [
+            stored(1, Role::Assistant, "", calls(&["a"])),
+            stored(2, Role::Tool, "looks like a's", Some(unknown)),
+        ];
+        assert_eq!(
+            turn_messages(&messages, false)[1],
+            TurnMessage::ToolResult {
+                call_id: "a".into(),
+                content: NO_OUTCOME.into(),
+                is_error: true,
+                images: Vec::new(),
+            }
+        );
     }
 }

@@ -1,11 +1,10 @@
 //! Telling the user, once a turn, which tools the model is not offered: none when the model takes no tools, or
 //! some when the servers listed more than a request takes and some were cut to their fair share.
 
-use serde_json::json;
-
 use super::{notice, Turn, TurnEntry};
-use crate::chat::tools::{ModelTools, ToolsLeftOut};
-use crate::conversations::Role;
+use crate::chat::tools::ModelTools;
+use crate::conversations::message::{LeftOutNotice, ToolsLeftOut};
+use crate::conversations::{MessageData, Role};
 use crate::events::{HostEvent, NoticeCode};
 
 impl Turn<'_> {
@@ -22,10 +21,13 @@ impl Turn<'_> {
         }
         let message = tools.left_out_message()?;
         told.clone_from(&tools.left_out);
+        let left_out = LeftOutNotice {
+            tools_left_out: told.clone(),
+        };
         self.store(
             Role::Notice,
             &message,
-            Some(json!({ "toolsLeftOut": told })),
+            Some(MessageData::ToolsLeftOut(left_out)),
         );
         // After it is stored: a front end that reads the conversation on this event finds it.
         self.cx.events.emit(HostEvent::Notice {

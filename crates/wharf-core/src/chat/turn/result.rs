@@ -4,39 +4,13 @@
 //! masked first, before any cut: a server that echoes its env or headers gives neither the model nor the stored
 //! conversation the values.
 
-use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::conversations::message::CallResult;
 use crate::model::ModelImage;
 use crate::redact::Redactor;
 use crate::view::content::{ContentView, MessageBlock, IMAGE_CAP, TEXT_CAP};
 use crate::view::tool_result::tool_result_view;
-
-/// The outcome of a call as the turn's output and the stored conversation give it: the server's content blocks and
-/// whether the tool reported an error, or Wharf's words for a call that was not made or failed on the way.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
-#[serde(rename_all = "camelCase")]
-#[ts(export, rename = "ChatToolResult")]
-pub struct CallResult {
-    #[ts(type = "unknown[]")]
-    pub content: Vec<Value>,
-    pub is_error: bool,
-    /// The server's content was too large to keep: `content` holds the text the model was given instead.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    #[ts(as = "Option<bool>", optional)]
-    pub shortened: bool,
-}
-
-impl CallResult {
-    /// Wharf's own words: a refused, denied, cancelled or failed call.
-    pub fn said(text: &str) -> CallResult {
-        CallResult {
-            content: vec![json!({"type": "text", "text": text})],
-            is_error: true,
-            shortened: false,
-        }
-    }
-}
 
 /// The most images of one result given to the model; the rest are named, as for a model that takes none.
 pub const MAX_IMAGES_PER_RESULT: usize = 4;
@@ -195,17 +169,13 @@ pub fn checked_image(mime_type: &str, data: &str) -> Option<ModelImage> {
     })
 }
 
-/// The images of a stored call's result (its record), as the model was given them: an earlier turn's, sent again
-/// with the conversation. A result kept shortened kept no images.
-pub fn kept_images(record: &Value) -> Vec<ModelImage> {
-    let shortened = record
-        .pointer("/result/shortened")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
-    match record.pointer("/result/content") {
-        Some(content) if !shortened => for_model(&json!({ "content": content }), true).images,
-        _ => Vec::new(),
+/// The images of a stored call's result, as the model was given them: an earlier turn's, sent again with the
+/// conversation. A result kept shortened kept no images.
+pub fn kept_images(result: &CallResult) -> Vec<ModelImage> {
+    if result.shortened {
+        return Vec::new();
     }
+    for_model(&result.as_tool_result(), true).images
 }
 
 #[cfg(test)]
@@ -251,9 +221,8 @@ mod tests {
             "[image 4 of this result (image/png, 8 bytes): attached]"
         );
         assert!(lines[6].contains("shown to the user"), "{}", lines[6]);
-        // Read back from the stored record, the same images are given again.
-        let record = json!({ "result": serde_json::to_value(&kept).unwrap() });
-        assert_eq!(kept_images(&record), given.images);
+        // Read back from the stored result, the same images are given again.
+        assert_eq!(kept_images(&kept), given.images);
         // Not to a model that takes none.
         assert!(from_server(&result, false, &Redactor::default())
             .0

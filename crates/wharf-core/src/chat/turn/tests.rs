@@ -16,10 +16,9 @@ use crate::config::Config;
 use crate::facade::assemble::HostBuilder;
 use crate::model::fake::{FakeModel, FakeReply, Step};
 use crate::model::{ProviderError, ReplyLimits};
-use crate::question::tool_call::{ToolCallAnswer, ToolCallChoice};
+use crate::question::tool_call::{CallDecision, ToolCallAnswer, ToolCallChoice};
 use crate::question::{InputAnswer, InputKind, InputRequest};
 
-mod capture;
 mod mirror;
 use mirror::Mirror;
 
@@ -232,6 +231,61 @@ async fn an_approved_call_reaches_the_server_and_its_result_goes_back_to_the_mod
     assert_eq!(
         roles,
         [Role::User, Role::Assistant, Role::Tool, Role::Assistant]
+    );
+    fx.host.shutdown().await;
+}
+
+/// What a turn keeps in each message's `data` column is the JSON Wharf has always kept there, key for key and in
+/// the same order: older versions of Wharf, and `wharf conversations export`, read it as it was.
+#[tokio::test]
+async fn each_message_is_kept_in_the_shape_wharf_has_always_kept() {
+    let script = vec![
+        Step::Reply(
+            FakeReply::text(&["Let me echo it."]).call("mirror__echo", r#"{"text": "hi"}"#),
+        ),
+        Step::Reply(FakeReply::text(&["It said: echo: hi"])),
+    ];
+    let (fx, _mirror) = with_mirror(script, vec![card(ToolCallChoice::AllowOnce, None)]).await;
+    let outcome = fx.turn("echo hi").await;
+
+    let conn = rusqlite::Connection::open(fx.store.path()).unwrap();
+    let mut stmt = conn
+        .prepare("SELECT role, data FROM messages WHERE conversation = ?1 ORDER BY seq")
+        .unwrap();
+    let mut kept: Vec<(String, Option<String>)> = stmt
+        .query_map([&outcome.conversation], |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    // How long the call took is the one thing that differs from run to run.
+    let call = kept[2].1.as_deref().unwrap();
+    let mut call: Value = serde_json::from_str(call).unwrap();
+    call["durationMs"] = json!(0);
+    kept[2].1 = Some(call.to_string());
+    let kept: Vec<(&str, Option<&str>)> = kept
+        .iter()
+        .map(|(role, data)| (role.as_str(), data.as_deref()))
+        .collect();
+    assert_eq!(
+        kept,
+        [
+            ("user", Some(r#"{"tools":[["mirror","echo"]]}"#)),
+            (
+                "assistant",
+                Some(
+                    r#"{"toolCalls":[{"id":"c1","modelId":"fake_0","name":"mirror__echo","arguments":"{\"text\": \"hi\"}"}]}"#
+                )
+            ),
+            (
+                "tool",
+                Some(
+                    r#"{"id":"c1","modelId":"fake_0","server":"mirror","tool":"echo","arguments":{"text":"hi"},"decision":"allow_once","decided":"allowed once by you","result":{"content":[{"type":"text","text":"echo: hi"}],"isError":false},"durationMs":0}"#
+                )
+            ),
+            ("assistant", None),
+        ]
     );
     fx.host.shutdown().await;
 }

@@ -8,7 +8,10 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use wharf_core::conversations::{ConversationStore, NewMessage, Role};
+use wharf_core::conversations::message::{CallResult, ReplyCalls, ToolCallRecord};
+use wharf_core::conversations::{ConversationStore, MessageData, NewMessage, Role};
+use wharf_core::model::ToolCall;
+use wharf_core::question::tool_call::{CallDecision, GrantKind};
 use wharf_e2e::{with_launch, Error, Home, Launch, Locator, Result};
 
 use super::procs::{self, Part, Proc};
@@ -152,19 +155,33 @@ fn store_conversation(db: &Path, messages: usize) -> Result<String> {
             1 => NewMessage {
                 role: Role::Assistant,
                 text: String::new(),
-                data: Some(
-                    json!({"toolCalls": [{"id": format!("c{i}"), "name": "fs__read_file",
-                    "arguments": format!("{{\"path\": \"/w/notes/{i}.md\"}}")}]}),
-                ),
+                data: Some(MessageData::Reply(ReplyCalls {
+                    tool_calls: vec![ToolCall {
+                        id: format!("c{i}"),
+                        model_id: None,
+                        name: "fs__read_file".into(),
+                        arguments: format!("{{\"path\": \"/w/notes/{i}.md\"}}"),
+                    }],
+                })),
             },
             2 => NewMessage {
                 role: Role::Tool,
                 text: tool_text(i),
-                data: Some(json!({
-                    "id": format!("c{}", i - 1), "server": "fs", "tool": "read_file",
-                    "arguments": {"path": format!("/w/notes/{i}.md")}, "decision": "granted", "grant": "always",
-                    "result": {"content": [{"type": "text", "text": tool_text(i)}], "isError": false},
-                    "durationMs": 12
+                data: Some(MessageData::ToolCall(ToolCallRecord {
+                    id: format!("c{}", i - 1),
+                    model_id: None,
+                    server: Some("fs".into()),
+                    tool: "read_file".into(),
+                    arguments: json!({"path": format!("/w/notes/{i}.md")}),
+                    decision: CallDecision::Granted,
+                    grant: Some(GrantKind::Always),
+                    decided: None,
+                    result: CallResult {
+                        content: vec![json!({"type": "text", "text": tool_text(i)})],
+                        is_error: false,
+                        shortened: false,
+                    },
+                    duration_ms: 12,
                 })),
             },
             _ => NewMessage {
