@@ -122,7 +122,9 @@ pub async fn run(host: HostBuilder, events: EventsFile) -> Result<ExitCode, Fail
         }
     }
     // Quit: in-flight calls end now, each with its reply, before the servers stop.
+    // The window's turn commands are kept with chat's turns, not the calls: both end before the tasks are awaited.
     session.calls().cancel_all();
+    session.chat().cancel_all();
     while tasks.join_next().await.is_some() {}
     session.shutdown().await;
     drop(session);
