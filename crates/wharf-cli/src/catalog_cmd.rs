@@ -3,7 +3,8 @@
 
 use std::process::ExitCode;
 
-use serde_json::{json, Value};
+use serde_json::Value;
+use wharf_core::protocol::CompletionReference;
 use wharf_core::{CallOptions, Host};
 
 use crate::{parse_args, print_json, Command, Failure};
@@ -18,27 +19,35 @@ pub async fn run(host: &Host, command: Command) -> Result<ExitCode, Failure> {
             .await
             .map_err(|e| Failure(format!("{server}: {e}")))
     };
+    // Each answer is printed as the server sent it.
+    fn sent<T>(value: Result<T, serde_json::Error>) -> Result<T, Failure> {
+        value.map_err(|e| Failure(format!("internal: cannot print the answer: {e}")))
+    }
     let output = match command {
         Command::Resources { server } => {
             let conn = connect(server.clone()).await?;
             let fail = |e| Failure(format!("{server}: {e}"));
-            let mut all = conn.list_resources().await.map_err(fail)?;
-            all.extend(conn.list_resource_templates().await.map_err(fail)?);
-            Value::Array(all)
+            let resources = conn.list_resources().await.map_err(fail)?;
+            let templates = conn.list_resource_templates().await.map_err(fail)?;
+            let all: Result<Vec<Value>, _> = (resources.iter().map(serde_json::to_value))
+                .chain(templates.iter().map(serde_json::to_value))
+                .collect();
+            Value::Array(sent(all)?)
         }
         Command::Read { server, uri } => {
             let conn = connect(server.clone()).await?;
             conn.read_resource(&uri, &options)
                 .await
                 .map_err(|e| Failure(format!("{server}: {uri}: {e}")))?
+                .into_sent()
         }
         Command::Prompts { server } => {
             let conn = connect(server.clone()).await?;
-            Value::Array(
-                conn.list_prompts()
-                    .await
-                    .map_err(|e| Failure(format!("{server}: {e}")))?,
-            )
+            let prompts = conn
+                .list_prompts()
+                .await
+                .map_err(|e| Failure(format!("{server}: {e}")))?;
+            sent(serde_json::to_value(prompts))?
         }
         Command::Prompt { server, name, args } => {
             let args = prompt_args(parse_args(args.as_deref())?)?;
@@ -46,6 +55,7 @@ pub async fn run(host: &Host, command: Command) -> Result<ExitCode, Failure> {
             conn.get_prompt(&name, args, &options)
                 .await
                 .map_err(|e| Failure(format!("{server}: {name}: {e}")))?
+                .into_sent()
         }
         Command::Complete {
             server,
@@ -56,21 +66,29 @@ pub async fn run(host: &Host, command: Command) -> Result<ExitCode, Failure> {
             context,
         } => {
             let reference = match kind.as_str() {
-                "prompt" => json!({"type": "ref/prompt", "name": target}),
-                "template" => json!({"type": "ref/resource", "uri": target}),
+                "prompt" => CompletionReference::Prompt { name: target },
+                "template" => CompletionReference::ResourceTemplate { uri: target },
                 other => {
                     return Err(Failure(format!(
                         "complete: say `prompt NAME` or `template URI`, not {other:?}"
                     )))
                 }
             };
-            let context = parse_args(context.as_deref())?;
+            // The spec's context holds the other arguments' values as text.
+            let context = parse_args(context.as_deref())?
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(name, value)| match value {
+                    Value::String(text) => (name, text),
+                    other => (name, other.to_string()),
+                })
+                .collect();
             let conn = connect(server.clone()).await?;
             let completion = conn
                 .complete(reference, &arg, &value, context, &options)
                 .await
                 .map_err(|e| Failure(format!("{server}: {e}")))?;
-            completion.get("values").cloned().unwrap_or(json!([]))
+            sent(serde_json::to_value(completion.values))?
         }
         _ => return Err(Failure("internal: not a catalog command".into())),
     };

@@ -430,8 +430,7 @@ async fn one_shot(host: &Host, command: Command) -> Result<ExitCode, Failure> {
                 .await
                 .map_err(|e| Failure(format!("{server}: {tool}: {e}")))?;
             output::print_result(&result);
-            let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
-            Ok(if is_error {
+            Ok(if result.is_error {
                 ExitCode::from(1)
             } else {
                 ExitCode::SUCCESS

@@ -124,11 +124,11 @@ pub fn record(mut value: Value) -> Value {
 
 /// A result as the server sent it, pretty-printed on stdout with terminal-safe bytes. A tool's error result is a
 /// record: the message of a failing server is where an echoed secret shows up.
-pub fn print_result(value: &Value) {
-    if value.get("isError").and_then(Value::as_bool) == Some(true) {
-        return print_json(&record(value.clone()));
+pub fn print_result(result: &wharf_core::protocol::ToolResult) {
+    if result.is_error {
+        return print_json(&record(result.sent().clone()));
     }
-    print_json(value);
+    print_json(result.sent());
 }
 
 /// Pretty JSON on stdout with terminal-safe bytes, as given.

@@ -24,7 +24,6 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 pub mod diff;
 pub mod pin;
@@ -136,15 +135,9 @@ impl Approvals {
         if stance.approval == ToolApproval::Deny {
             return Verdict::Refused;
         }
-        let hint = |name: &str| {
-            tool.tool
-                .annotations
-                .as_ref()
-                .and_then(|a| a.get(name))
-                .and_then(Value::as_bool)
-        };
-        let read_only = hint("readOnlyHint") == Some(true);
-        if stance.trusted && hint("destructiveHint") == Some(true) && !read_only {
+        let hints = tool.tool.annotations.clone().unwrap_or_default();
+        let read_only = hints.read_only_hint == Some(true);
+        if stance.trusted && hints.destructive_hint == Some(true) && !read_only {
             return Verdict::Ask(AskReason {
                 changes: Vec::new(),
                 destructive: true,

@@ -7,6 +7,7 @@
 mod catalog;
 mod handler;
 mod http;
+mod identity;
 mod init_error;
 use init_error::init_error;
 mod listen;
@@ -27,9 +28,10 @@ use tokio_util::sync::CancellationToken;
 
 use crate::broker::Broker;
 use crate::config::{ServerDef, TransportDef};
-use crate::era::{Era, EraCache, LEGACY_VERSION, MODERN_VERSION};
+use crate::era::{Era, EraCache, MODERN_VERSION};
 use crate::events::{EventSink, HostEvent};
 use crate::process::{ServerProcess, StderrTail};
+use crate::protocol::{ServerCapabilities, ServerInfo, ToolAnnotations};
 use crate::roots::RootsAccess;
 use crate::workspace::SharedWorkspace;
 use handler::WharfHandler;
@@ -113,11 +115,11 @@ pub struct ServerIdentity {
     pub protocol_version: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
-    pub server_info: Option<Value>,
+    pub server_info: Option<ServerInfo>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub instructions: Option<String>,
-    pub capabilities: Value,
+    pub capabilities: ServerCapabilities,
 }
 
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
@@ -137,7 +139,7 @@ pub struct ToolInfo {
     pub output_schema: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
-    pub annotations: Option<Value>,
+    pub annotations: Option<ToolAnnotations>,
 }
 
 pub const DEFAULT_MAX_MRTR_ROUNDS: usize = 16;
@@ -333,7 +335,7 @@ impl Connection {
         progress: ProgressRouter,
         era: Era,
     ) -> Connection {
-        let identity = identity_of(&service, era);
+        let identity = identity::identity_of(&service, era);
         // The same bookkeeping the handler answers `roots/list` with (the flags are shared).
         let roots = service.service().roots.clone();
         let tools_version = service.service().tools_version.clone();
@@ -475,7 +477,7 @@ impl Connection {
                 description: t.description.map(|d| d.to_string()),
                 input_schema: Value::Object((*t.input_schema).clone()),
                 output_schema: t.output_schema.map(|o| Value::Object((*o).clone())),
-                annotations: t.annotations.and_then(|a| serde_json::to_value(a).ok()),
+                annotations: t.annotations.as_ref().map(identity::tool_annotations),
             })
             .collect();
         if let Ok(mut cached) = self.tools.lock() {
@@ -529,29 +531,6 @@ fn probe_meta(broker: &Broker) -> Value {
         "io.modelcontextprotocol/clientInfo": info.client_info,
         "io.modelcontextprotocol/clientCapabilities": info.capabilities,
     })
-}
-
-fn identity_of(service: &RunningService<RoleClient, WharfHandler>, era: Era) -> ServerIdentity {
-    let info = service.peer().peer_info();
-    ServerIdentity {
-        era,
-        protocol_version: info
-            .as_ref()
-            .map(|i| i.protocol_version.to_string())
-            .unwrap_or_else(|| match era {
-                Era::Modern => MODERN_VERSION.into(),
-                Era::Legacy => LEGACY_VERSION.into(),
-            }),
-        server_info: info
-            .as_ref()
-            .and_then(|i| i.server_info.as_ref())
-            .and_then(|s| serde_json::to_value(s).ok()),
-        instructions: info.as_ref().and_then(|i| i.instructions.clone()),
-        capabilities: info
-            .as_ref()
-            .and_then(|i| serde_json::to_value(&i.capabilities).ok())
-            .unwrap_or(Value::Null),
-    }
 }
 
 /// One line on why a stdio server stopped: our own reason, its exit status, the last thing it wrote to stderr.

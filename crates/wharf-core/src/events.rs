@@ -238,7 +238,7 @@ pub enum HostEvent {
         arguments: Value,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
-        annotations: Option<Value>,
+        annotations: Option<crate::protocol::ToolAnnotations>,
         trusted: bool,
         decision: crate::question::tool_call::CallDecision,
         /// Why a call was sent without asking.

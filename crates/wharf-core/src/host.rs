@@ -7,7 +7,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Serialize;
-use serde_json::Value;
 use tokio::sync::{watch, RwLock};
 
 use crate::broker::Broker;
@@ -102,13 +101,13 @@ pub struct ServerSummary {
     pub lifecycle: Option<crate::era::Era>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
-    pub server_info: Option<Value>,
+    pub server_info: Option<crate::protocol::ServerInfo>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub instructions: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
-    pub capabilities: Option<Value>,
+    pub capabilities: Option<crate::protocol::ServerCapabilities>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub error: Option<String>,

@@ -23,6 +23,7 @@ pub mod host;
 pub mod login_env;
 pub mod model;
 pub mod process;
+pub mod protocol;
 pub mod question;
 pub mod raw_message;
 pub mod redact;

@@ -28,10 +28,12 @@ async fn prompts_and_resources_go_through_their_rounds_too() {
         .get_prompt("rounds_prompt", args, &options)
         .await
         .unwrap();
-    assert_eq!(first_text(&prompt), "prompt after 3 rounds", "{prompt}");
+    let prompt = prompt.sent();
+    assert_eq!(first_text(prompt), "prompt after 3 rounds", "{prompt}");
     let resource = conn.read_resource("rounds://4", &options).await.unwrap();
+    let resource = resource.sent();
     assert_eq!(
-        first_text(&resource),
+        first_text(resource),
         "resource after 4 rounds",
         "{resource}"
     );

@@ -53,6 +53,7 @@ async fn a_question_from_a_labelled_call_carries_its_label_in_both_eras() {
             ..CallOptions::default()
         };
         let result = conn.call_tool("whoami", None, &options).await.unwrap();
+        let result = result.sent();
         let text = result.pointer("/content/0/text").and_then(Value::as_str);
         assert!(text.unwrap_or("").contains("Ada"), "{era}: {result}");
         let asked = agent.0.lock().unwrap().clone();

@@ -11,6 +11,7 @@ import type { SamplingPolicy } from "./SamplingPolicy";
 import type { ServerErrorCode } from "./ServerErrorCode";
 import type { ServerStatus } from "./ServerStatus";
 import type { SignInState } from "./SignInState";
+import type { ToolAnnotations } from "./ToolAnnotations";
 import type { ToolPart } from "./ToolPart";
 import type { UrlWarning } from "./UrlWarning";
 import type { JsonValue } from "./serde_json/JsonValue";
@@ -31,7 +32,7 @@ step_up: boolean, error?: string, } | { "event": "tool_call", server: string, to
 /**
  * What is sent: the model's arguments, or the user's edit of them.
  */
-arguments: JsonValue, annotations?: JsonValue, trusted: boolean, decision: CallDecision, 
+arguments: JsonValue, annotations?: ToolAnnotations, trusted: boolean, decision: CallDecision, 
 /**
  * Why a call was sent without asking.
  */

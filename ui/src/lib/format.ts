@@ -1,14 +1,13 @@
 // Small formatting helpers for untrusted server data (the result is always shown as text).
 
-import type { JsonValue } from "../bindings/serde_json/JsonValue";
+import type { ServerInfo } from "../bindings/ServerInfo";
 
-/** "name version" from a server's `serverInfo`, whatever shape the server chose to send. */
-export function serverInfoText(info: JsonValue | undefined): string | null {
-  if (typeof info !== "object" || info === null || Array.isArray(info)) return null;
-  const { name, version, title } = info;
-  const label = typeof title === "string" ? title : typeof name === "string" ? name : null;
-  if (label === null) return null;
-  return typeof version === "string" ? `${label} ${version}` : label;
+/** "title version" (the name when it has no title) from a server's `serverInfo`. */
+export function serverInfoText(info: ServerInfo | undefined): string | null {
+  if (info === undefined) return null;
+  const label = info.title ?? info.name;
+  if (label === "") return null;
+  return info.version === "" ? label : `${label} ${info.version}`;
 }
 
 export function clockTime(ms: number): string {

@@ -81,13 +81,14 @@ describe("argumentsProblem", () => {
 });
 
 describe("annotationEntries", () => {
-  it("lists the server's annotations as written", () => {
-    expect(annotationEntries({ readOnlyHint: true, title: "Writer" })).toEqual([
-      ["readOnlyHint", "true"],
+  it("lists the server's annotations by their protocol names, only those given", () => {
+    expect(annotationEntries({ readOnlyHint: true, title: "Writer", openWorldHint: false })).toEqual([
       ["title", "Writer"],
+      ["readOnlyHint", "true"],
+      ["openWorldHint", "false"],
     ]);
     expect(annotationEntries(undefined)).toEqual([]);
-    expect(annotationEntries([1])).toEqual([]);
+    expect(annotationEntries({})).toEqual([]);
   });
 });
 

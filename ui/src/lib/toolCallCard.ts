@@ -10,6 +10,7 @@ import type { NameOddity } from "../bindings/NameOddity";
 import type { ShownName } from "../bindings/ShownName";
 import type { ToolCallAnswer } from "../bindings/ToolCallAnswer";
 import type { ToolCallChoice } from "../bindings/ToolCallChoice";
+import type { ToolAnnotations } from "../bindings/ToolAnnotations";
 import type { ToolCallView } from "../bindings/ToolCallView";
 import type { JsonValue } from "../bindings/serde_json/JsonValue";
 
@@ -91,10 +92,17 @@ export function argumentsProblem(error: CommandError | null): string | null {
   return error.code === "invalid_answer" ? error.message : null;
 }
 
-/** The tool's annotations as name and value, in the server's words. */
-export function annotationEntries(annotations: JsonValue | undefined): [string, string][] {
-  if (typeof annotations !== "object" || annotations === null || Array.isArray(annotations)) return [];
-  return Object.entries(annotations).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]);
+/** The tool's annotations as name and value, as the server gave them (the protocol's names). */
+export function annotationEntries(annotations: ToolAnnotations | undefined): [string, string][] {
+  if (annotations === undefined) return [];
+  const entries: [string, string | boolean | undefined][] = [
+    ["title", annotations.title],
+    ["readOnlyHint", annotations.readOnlyHint],
+    ["destructiveHint", annotations.destructiveHint],
+    ["idempotentHint", annotations.idempotentHint],
+    ["openWorldHint", annotations.openWorldHint],
+  ];
+  return entries.flatMap(([name, value]) => (value === undefined ? [] : [[name, String(value)]]));
 }
 
 /** The card's words for each part of a tool that changed since it was allowed. */

@@ -47,12 +47,11 @@ describe("theme", () => {
 });
 
 describe("serverInfoText", () => {
-  it("reads serverInfo defensively", () => {
+  it("says the title (else the name) and the version", () => {
     expect(serverInfoText({ name: "a", version: "1" })).toBe("a 1");
     expect(serverInfoText({ name: "a", title: "Nice A", version: "1" })).toBe("Nice A 1");
-    expect(serverInfoText({ name: "a" })).toBe("a");
-    expect(serverInfoText({ version: "1" })).toBeNull();
-    expect(serverInfoText("a")).toBeNull();
+    expect(serverInfoText({ name: "a", version: "" })).toBe("a");
+    expect(serverInfoText({ name: "", version: "1" })).toBeNull();
     expect(serverInfoText(undefined)).toBeNull();
   });
 });

@@ -252,7 +252,7 @@ impl Client {
                 .call_tool("echo", Some(echo_args()), &CallOptions::default())
                 .await
                 .map_err(|e| self.call_failed(e.to_string()))
-                .map(|result| result.to_string())?,
+                .map(|result| result.sent().to_string())?,
             Client::Rmcp { service, .. } => service
                 .call_tool(CallToolRequestParams::new("echo").with_arguments(echo_args()))
                 .await
@@ -289,11 +289,11 @@ impl Client {
                             .map_err(|e| {
                                 call_error(ClientKind::WharfCore, server, e.to_string())
                             })?;
-                        if result.get("isError").and_then(Value::as_bool) == Some(true) {
+                        if result.is_error {
                             return Err(call_error(
                                 ClientKind::WharfCore,
                                 server,
-                                result.to_string(),
+                                result.sent().to_string(),
                             ));
                         }
                         Ok(())

@@ -8,6 +8,7 @@ use sha2::{Digest, Sha256};
 
 use crate::config::{ServerDef, TransportDef};
 use crate::connection::ToolInfo;
+use crate::protocol::ToolAnnotations;
 pub use crate::question::tool_call::{ToolChange, ToolPart};
 
 /// What a server runs, as far as a pin goes: its command and arguments, or its URL. Never its environment or its
@@ -62,7 +63,7 @@ pub struct ToolDefinition {
     pub output_schema: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
-    pub annotations: Option<Value>,
+    pub annotations: Option<ToolAnnotations>,
 }
 
 impl From<&ToolInfo> for ToolDefinition {
@@ -112,6 +113,8 @@ impl Pinned {
             Some(v) => serde_json::to_string_pretty(&sorted(v.clone())).unwrap_or_default(),
         };
         let plain = |s: &Option<String>| s.clone().unwrap_or_default();
+        let annotations =
+            |a: &Option<ToolAnnotations>| a.as_ref().and_then(|a| serde_json::to_value(a).ok());
         let server = |s: &ServerDefinition| match &s.url {
             Some(url) => url.clone(),
             None => std::iter::once(s.command.clone().unwrap_or_default())
@@ -140,8 +143,8 @@ impl Pinned {
             ),
             (
                 ToolPart::Annotations,
-                text(a.annotations.as_ref()),
-                text(b.annotations.as_ref()),
+                text(annotations(&a.annotations).as_ref()),
+                text(annotations(&b.annotations).as_ref()),
             ),
         ];
         let mut changes: Vec<ToolChange> = parts

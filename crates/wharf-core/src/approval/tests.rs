@@ -24,14 +24,18 @@ fn server(args: &[&str]) -> ServerDefinition {
     }
 }
 
-fn tool(name: &str, description: &str, annotations: Option<Value>) -> Pinned {
+fn hints(annotations: serde_json::Value) -> crate::protocol::ToolAnnotations {
+    serde_json::from_value(annotations).expect("annotations")
+}
+
+fn tool(name: &str, description: &str, annotations: Option<serde_json::Value>) -> Pinned {
     let info = ToolInfo {
         name: name.into(),
         title: None,
         description: Some(description.into()),
         input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
         output_schema: None,
-        annotations,
+        annotations: annotations.map(hints),
     };
     Pinned::new(server(&["server-fs", "/w"]), &info)
 }
@@ -247,7 +251,7 @@ fn a_schema_or_server_change_is_a_change_too() {
 fn the_pin_ignores_key_order_and_covers_every_part() {
     let a = tool("t", "d", Some(json!({"readOnlyHint": true, "title": "T"})));
     let mut b = a.clone();
-    b.tool.annotations = Some(json!({"title": "T", "readOnlyHint": true}));
+    b.tool.annotations = Some(hints(json!({"title": "T", "readOnlyHint": true})));
     assert_eq!(a.pin(), b.pin());
     assert!(a.pin().starts_with("sha256:") && a.pin().len() == 7 + 64);
     let mut variants = Vec::new();
@@ -258,7 +262,7 @@ fn the_pin_ignores_key_order_and_covers_every_part() {
     v.tool.output_schema = Some(json!({"type": "object"}));
     variants.push(v);
     let mut v = a.clone();
-    v.tool.annotations = Some(json!({"readOnlyHint": false}));
+    v.tool.annotations = Some(hints(json!({"readOnlyHint": false})));
     variants.push(v);
     let mut v = a.clone();
     v.server.url = Some("https://elsewhere.example".into());

@@ -111,7 +111,7 @@ async fn read(host: &Host, attachment: &Attachment) -> Result<Read, AttachError>
 }
 
 /// A read resource as text: its text contents, and a line for each binary one.
-fn resource_text(uri: &str, result: &serde_json::Value) -> String {
+fn resource_text(uri: &str, result: &crate::protocol::ResourceRead) -> String {
     let view = resource_view(uri, result);
     let parts: Vec<String> = view
         .contents
@@ -158,7 +158,10 @@ mod tests {
             {"uri": "file:///w/a.txt", "text": "hello"},
             {"uri": "file:///w/b.bin", "blob": "AAEC", "mimeType": "application/octet-stream"}
         ]});
-        let text = resource_text("file:///w/a.txt", &result);
+        let text = resource_text(
+            "file:///w/a.txt",
+            &crate::protocol::ResourceRead::read(result),
+        );
         assert_eq!(
             text,
             "hello\n[binary content (3 bytes), not given to the model]"

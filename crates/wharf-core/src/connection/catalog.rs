@@ -7,7 +7,7 @@
 // them: Wharf sends them only to those, so rmcp's deprecation warnings are expected here.
 #![allow(deprecated)]
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 use rmcp::model::{
     ArgumentInfo, ClientRequest, CompleteRequest, CompleteRequestParams, CompletionContext,
@@ -17,10 +17,13 @@ use rmcp::model::{
     UnsubscribeRequestParams,
 };
 use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
 use super::{CallOptions, Connection, ConnectionError};
 use crate::events::{HostEvent, NoticeCode};
+use crate::protocol::{
+    CompletionReference, CompletionResult, Listed, Prompt, Resource, ResourceTemplate,
+};
 
 /// The most pages read for one list: thousands of items at any sane page size.
 pub const MAX_PAGES: usize = 100;
@@ -147,9 +150,13 @@ impl Connection {
         })
     }
 
-    /// Every item of a paginated list, within the bounds of a [`Pager`]; past one, the items read so far and a
-    /// notice.
-    async fn all_pages(&self, listing: Listing) -> Result<Vec<Value>, ConnectionError> {
+    /// Every item of a paginated list, each read by `read`, within the bounds of a [`Pager`]; past one, the items
+    /// read so far and a notice.
+    async fn all_pages<T>(
+        &self,
+        listing: Listing,
+        read: fn(Value) -> T,
+    ) -> Result<Vec<T>, ConnectionError> {
         let (method, key) = (listing.method(), listing.key());
         let options = CallOptions::default();
         let mut items = Vec::new();
@@ -167,7 +174,7 @@ impl Connection {
                 self.bounded(method, &why);
                 return Ok(items);
             }
-            items.extend(list.iter().cloned());
+            items.extend(list.iter().cloned().map(read));
             match pager.next(page.get("nextCursor").and_then(Value::as_str)) {
                 Ok(None) => return Ok(items),
                 Ok(Some(next)) => cursor = Some(next),
@@ -224,19 +231,24 @@ impl Connection {
     }
 
     /// `resources/list`, all pages.
-    pub async fn list_resources(&self) -> Result<Vec<Value>, ConnectionError> {
-        if !self.offers("resources") {
+    pub async fn list_resources(&self) -> Result<Vec<Listed<Resource>>, ConnectionError> {
+        if self.identity.capabilities.resources.is_none() {
             return Ok(Vec::new());
         }
-        self.all_pages(Listing::Resources).await
+        self.all_pages(Listing::Resources, Resource::read).await
     }
 
     /// `resources/templates/list`, all pages.
-    pub async fn list_resource_templates(&self) -> Result<Vec<Value>, ConnectionError> {
-        if !self.offers("resources") {
+    pub async fn list_resource_templates(
+        &self,
+    ) -> Result<Vec<Listed<ResourceTemplate>>, ConnectionError> {
+        if self.identity.capabilities.resources.is_none() {
             return Ok(Vec::new());
         }
-        match self.all_pages(Listing::Templates).await {
+        match self
+            .all_pages(Listing::Templates, ResourceTemplate::read)
+            .await
+        {
             // Templates are optional within resources: a server without them may not know the method.
             Err(ConnectionError::Server { code: -32601, .. }) => Ok(Vec::new()),
             other => other,
@@ -244,47 +256,40 @@ impl Connection {
     }
 
     /// `prompts/list`, all pages.
-    pub async fn list_prompts(&self) -> Result<Vec<Value>, ConnectionError> {
-        if !self.offers("prompts") {
+    pub async fn list_prompts(&self) -> Result<Vec<Listed<Prompt>>, ConnectionError> {
+        if self.identity.capabilities.prompts.is_none() {
             return Ok(Vec::new());
         }
-        self.all_pages(Listing::Prompts).await
+        self.all_pages(Listing::Prompts, Prompt::read).await
     }
 
-    /// `completion/complete` for a prompt's argument (`reference` = `{"type": "ref/prompt", "name": ...}`) or a
-    /// resource template's variable (`{"type": "ref/resource", "uri": ...}`), with the arguments already filled as
-    /// context. At most [`MAX_COMPLETIONS`] values.
+    /// `completion/complete` for a prompt's argument or a resource template's variable, with the other arguments
+    /// already filled as `context`. At most [`MAX_COMPLETIONS`] values.
     pub async fn complete(
         &self,
-        reference: Value,
+        reference: CompletionReference,
         argument: &str,
         value: &str,
-        context: Option<Map<String, Value>>,
+        context: BTreeMap<String, String>,
         options: &CallOptions,
-    ) -> Result<Value, ConnectionError> {
-        let reference: Reference = serde_json::from_value(reference).map_err(|e| {
-            ConnectionError::Protocol(format!(
-                "completion needs a prompt or resource template reference: {e}"
-            ))
-        })?;
+    ) -> Result<CompletionResult, ConnectionError> {
+        let reference = match reference {
+            CompletionReference::Prompt { name } => Reference::for_prompt(name),
+            CompletionReference::ResourceTemplate { uri } => Reference::for_resource(uri),
+        };
         let mut params = CompleteRequestParams::new(reference, ArgumentInfo::new(argument, value));
-        if let Some(arguments) = context.filter(|c| !c.is_empty()) {
-            // The spec's context holds the other arguments' values as text.
-            let arguments = arguments
-                .into_iter()
-                .map(|(name, value)| match value {
-                    Value::String(text) => (name, text),
-                    other => (name, other.to_string()),
-                })
-                .collect();
-            params = params.with_context(CompletionContext::with_arguments(arguments));
+        if !context.is_empty() {
+            params = params.with_context(CompletionContext::with_arguments(
+                context.into_iter().collect(),
+            ));
         }
         let request = ClientRequest::CompleteRequest(CompleteRequest::new(params));
         let result = self.call_json(request, options).await?;
-        let mut completion = result.get("completion").cloned().unwrap_or(json!({}));
-        if let Some(Value::Array(values)) = completion.get_mut("values") {
-            values.truncate(MAX_COMPLETIONS);
-        }
+        let mut completion = result
+            .get("completion")
+            .map(CompletionResult::read)
+            .unwrap_or_default();
+        completion.values.truncate(MAX_COMPLETIONS);
         Ok(completion)
     }
 
@@ -299,14 +304,7 @@ impl Connection {
     }
 
     async fn resubscribe(&self, uri: &str, on: bool) -> Result<(), ConnectionError> {
-        let subscribes = self
-            .identity
-            .capabilities
-            .get("resources")
-            .and_then(|r| r.get("subscribe"))
-            .and_then(Value::as_bool)
-            == Some(true);
-        if !subscribes {
+        if !self.identity.capabilities.subscribes() {
             return Err(ConnectionError::Protocol(format!(
                 "{} does not offer resource subscriptions",
                 self.server
@@ -389,7 +387,7 @@ impl Connection {
             )));
         }
         if self.identity.era == crate::era::Era::Legacy {
-            if !self.offers("logging") {
+            if self.identity.capabilities.logging.is_none() {
                 return Err(ConnectionError::Protocol(format!(
                     "{} does not offer logging",
                     self.server
@@ -420,14 +418,6 @@ impl Connection {
             return None;
         }
         self.log_level.lock().ok().and_then(|l| l.clone())
-    }
-
-    /// Whether the server declared the capability (`resources`, `prompts`, `completions`, `logging`).
-    pub fn offers(&self, capability: &str) -> bool {
-        self.identity
-            .capabilities
-            .get(capability)
-            .is_some_and(|c| !c.is_null())
     }
 }
 

@@ -6,24 +6,23 @@ use std::time::Duration;
 
 use rmcp::model::{ServerNotification, SubscriptionFilter};
 use rmcp::service::{Peer, RoleClient};
-use serde_json::Value;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use crate::events::{EventSink, HostEvent, ListKind};
+use crate::protocol::{ListCapability, ServerCapabilities};
 
 /// What to listen for, from the server's declared capabilities (list changes only; resource URIs are added as the
 /// user subscribes); `None` when nothing can change.
-pub fn filter_for(capabilities: &Value) -> Option<SubscriptionFilter> {
-    let changes = |kind: &str| capabilities[kind]["listChanged"].as_bool() == Some(true);
+pub fn filter_for(capabilities: &ServerCapabilities) -> Option<SubscriptionFilter> {
     let mut filter = SubscriptionFilter::default();
-    if changes("tools") {
+    if ListCapability::changes(capabilities.tools.as_ref()) {
         filter.tools_list_changed = Some(true);
     }
-    if changes("prompts") {
+    if ListCapability::changes(capabilities.prompts.as_ref()) {
         filter.prompts_list_changed = Some(true);
     }
-    if changes("resources") {
+    if capabilities.resources.as_ref().and_then(|r| r.list_changed) == Some(true) {
         filter.resources_list_changed = Some(true);
     }
     let any = filter.tools_list_changed.is_some()

@@ -15,17 +15,18 @@ use serde_json::Value;
 use super::{CallOptions, Connection, ConnectionError, DEFAULT_MAX_MRTR_ROUNDS};
 use crate::config::PathArgumentPolicy;
 use crate::elicitation::{self, ElicitReply};
+use crate::protocol::{PromptResult, ResourceRead, ToolResult};
 use crate::question::Cause;
 
 impl Connection {
-    /// Calls a tool and returns the final `CallToolResult` as JSON. MRTR rounds, progress and cancellation are
-    /// handled on the way.
+    /// Calls a tool and returns the final `CallToolResult`. MRTR rounds, progress and cancellation are handled on
+    /// the way.
     pub async fn call_tool(
         &self,
         tool: &str,
         args: Option<JsonObject>,
         options: &CallOptions,
-    ) -> Result<Value, ConnectionError> {
+    ) -> Result<ToolResult, ConnectionError> {
         if options.on_behalf_of_user
             && self.path_arguments != PathArgumentPolicy::Allow
             && !self.takes_no_paths(tool)
@@ -63,16 +64,16 @@ impl Connection {
             map.entry("content")
                 .or_insert_with(|| Value::Array(Vec::new()));
         }
-        Ok(result)
+        Ok(ToolResult::read(result))
     }
 
-    /// `prompts/get`, with MRTR rounds served through the broker. Returns the `GetPromptResult` as JSON.
+    /// `prompts/get`, with MRTR rounds served through the broker.
     pub async fn get_prompt(
         &self,
         name: &str,
         args: Option<JsonObject>,
         options: &CallOptions,
-    ) -> Result<Value, ConnectionError> {
+    ) -> Result<PromptResult, ConnectionError> {
         let mut params = GetPromptRequestParams::new(name);
         params.arguments = args;
         self.rounds(
@@ -86,14 +87,15 @@ impl Connection {
             },
         )
         .await
+        .map(PromptResult::read)
     }
 
-    /// `resources/read`, with MRTR rounds served through the broker. Returns the `ReadResourceResult` as JSON.
+    /// `resources/read`, with MRTR rounds served through the broker.
     pub async fn read_resource(
         &self,
         uri: &str,
         options: &CallOptions,
-    ) -> Result<Value, ConnectionError> {
+    ) -> Result<ResourceRead, ConnectionError> {
         let params = ReadResourceRequestParams::new(uri);
         let cause = Cause::new(format!("reading {uri}"), options.label.clone());
         self.rounds(&cause, options, |responses, state| {
@@ -103,6 +105,7 @@ impl Connection {
             ClientRequest::ReadResourceRequest(ReadResourceRequest::new(round))
         })
         .await
+        .map(ResourceRead::read)
     }
 
     /// Drives one logical request through its MRTR rounds. `build` makes each round's request from the original

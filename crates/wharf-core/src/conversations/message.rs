@@ -14,6 +14,7 @@ use serde_json::{json, Value};
 
 use super::Role;
 use crate::model::ToolCall;
+use crate::protocol::ToolResult;
 use crate::question::tool_call::{CallDecision, GrantKind};
 
 /// What a message holds besides its text.
@@ -137,10 +138,10 @@ impl CallResult {
         }
     }
 
-    /// The result as a server's `tools/call` result is written, for what reads one (the result's view, the text and
-    /// images the model is given).
-    pub(crate) fn as_tool_result(&self) -> Value {
-        json!({"content": self.content, "isError": self.is_error})
+    /// The result as a server's `tools/call` result, for what reads one (the result's view, the text and images the
+    /// model is given).
+    pub(crate) fn as_tool_result(&self) -> ToolResult {
+        ToolResult::read(json!({"content": self.content, "isError": self.is_error}))
     }
 }
 

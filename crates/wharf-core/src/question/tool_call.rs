@@ -126,7 +126,7 @@ pub struct ToolCallView {
     pub description: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
-    pub annotations: Option<Value>,
+    pub annotations: Option<crate::protocol::ToolAnnotations>,
     /// Whether the configuration trusts the server: only then do its annotations mean anything.
     pub trusted: bool,
     pub arguments: Value,

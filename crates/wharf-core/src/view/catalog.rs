@@ -2,9 +2,8 @@
 //! the malformed ones counted rather than shown.
 
 use serde::Serialize;
-use serde_json::Value;
 
-use super::content::string;
+use crate::protocol::{CompletionResult, Listed, Prompt, Resource, ResourceTemplate};
 
 /// One resource of `resources/list`.
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
@@ -116,98 +115,59 @@ pub struct Completion {
     pub has_more: bool,
 }
 
-pub fn resource_infos(items: &[Value]) -> (Vec<ResourceInfo>, u32) {
-    let mut skipped = 0;
-    let list = items
-        .iter()
-        .filter_map(|item| {
-            let found = string(item, "uri")
-                .zip(string(item, "name"))
-                .map(|(uri, name)| ResourceInfo {
-                    uri,
-                    name,
-                    title: string(item, "title"),
-                    description: string(item, "description"),
-                    mime_type: string(item, "mimeType"),
-                    size: item.get("size").and_then(Value::as_u64),
-                });
-            skipped += u32::from(found.is_none());
-            found
-        })
-        .collect();
+/// The items read, and how many were malformed.
+fn read<T, Info>(items: &[Listed<T>], info: impl Fn(&T) -> Info) -> (Vec<Info>, u32) {
+    let list: Vec<Info> = items.iter().filter_map(Listed::item).map(info).collect();
+    let skipped = u32::try_from(items.len() - list.len()).unwrap_or(u32::MAX);
     (list, skipped)
 }
 
-pub fn template_infos(items: &[Value]) -> (Vec<TemplateInfo>, u32) {
-    let mut skipped = 0;
-    let list = items
-        .iter()
-        .filter_map(|item| {
-            let found = string(item, "uriTemplate").zip(string(item, "name")).map(
-                |(uri_template, name)| TemplateInfo {
-                    uri_template,
-                    name,
-                    title: string(item, "title"),
-                    description: string(item, "description"),
-                    mime_type: string(item, "mimeType"),
-                },
-            );
-            skipped += u32::from(found.is_none());
-            found
-        })
-        .collect();
-    (list, skipped)
+pub fn resource_infos(items: &[Listed<Resource>]) -> (Vec<ResourceInfo>, u32) {
+    read(items, |r| ResourceInfo {
+        uri: r.uri.clone(),
+        name: r.name.clone(),
+        title: r.title.clone(),
+        description: r.description.clone(),
+        mime_type: r.mime_type.clone(),
+        size: r.size,
+    })
 }
 
-pub fn prompt_infos(items: &[Value]) -> (Vec<PromptInfo>, u32) {
-    let mut skipped = 0;
-    let list = items
-        .iter()
-        .filter_map(|item| {
-            let found = string(item, "name").map(|name| PromptInfo {
-                name,
-                title: string(item, "title"),
-                description: string(item, "description"),
-                arguments: item
-                    .get("arguments")
-                    .and_then(Value::as_array)
-                    .map(|args| {
-                        args.iter()
-                            .filter_map(|a| {
-                                Some(PromptArgumentInfo {
-                                    name: string(a, "name")?,
-                                    title: string(a, "title"),
-                                    description: string(a, "description"),
-                                    required: a.get("required").and_then(Value::as_bool)
-                                        == Some(true),
-                                })
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-            });
-            skipped += u32::from(found.is_none());
-            found
-        })
-        .collect();
-    (list, skipped)
+pub fn template_infos(items: &[Listed<ResourceTemplate>]) -> (Vec<TemplateInfo>, u32) {
+    read(items, |t| TemplateInfo {
+        uri_template: t.uri_template.clone(),
+        name: t.name.clone(),
+        title: t.title.clone(),
+        description: t.description.clone(),
+        mime_type: t.mime_type.clone(),
+    })
 }
 
-/// A `completion/complete` answer (`{values, total?, hasMore?}`), at most 100 values, non-strings dropped.
-pub fn completion(answer: &Value) -> Completion {
-    let all: Vec<String> = answer
-        .get("values")
-        .and_then(Value::as_array)
-        .map(|v| {
-            v.iter()
-                .filter_map(|x| x.as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default();
+pub fn prompt_infos(items: &[Listed<Prompt>]) -> (Vec<PromptInfo>, u32) {
+    read(items, |p| PromptInfo {
+        name: p.name.clone(),
+        title: p.title.clone(),
+        description: p.description.clone(),
+        arguments: p
+            .arguments
+            .iter()
+            .map(|a| PromptArgumentInfo {
+                name: a.name.clone(),
+                title: a.title.clone(),
+                description: a.description.clone(),
+                required: a.required,
+            })
+            .collect(),
+    })
+}
+
+/// A `completion/complete` answer: at most 100 values, those that are not text left out.
+pub fn completion(answer: &CompletionResult) -> Completion {
+    let all: Vec<&str> = answer.texts().collect();
     let cut = all.len() > 100;
     Completion {
-        values: all.into_iter().take(100).collect(),
-        total: answer.get("total").and_then(Value::as_u64),
-        has_more: cut || answer.get("hasMore").and_then(Value::as_bool) == Some(true),
+        values: all.into_iter().take(100).map(str::to_owned).collect(),
+        total: answer.total,
+        has_more: cut || answer.has_more,
     }
 }

@@ -1,10 +1,14 @@
-//! What a front end shows of a server's content, shaped here from the JSON the server sent so the window renders and
+//! What a front end shows of a server's content, shaped here from what the server sent so the window renders and
 //! never interprets: a read resource's contents, a prompt's messages and a tool result's blocks, under caps (text cut
 //! at 1 MiB, images passed as base64 up to 10 MiB, other blobs never passed: only their size and type).
 
 use base64::Engine as _;
 use serde::Serialize;
 use serde_json::Value;
+
+use crate::protocol::{
+    ContentBlock, Media, PromptResult, ResourceContents, ResourceRead, UnknownContent,
+};
 
 /// The most text sent to the webview for one read resource, prompt or tool result (all its text items together).
 pub const TEXT_CAP: usize = 1024 * 1024;
@@ -146,10 +150,6 @@ pub struct PromptView {
     pub text: String,
 }
 
-pub(crate) fn string(item: &Value, key: &str) -> Option<String> {
-    item.get(key).and_then(Value::as_str).map(str::to_owned)
-}
-
 /// What is left to send of one result: text and image bytes, spent item by item.
 #[derive(Debug, Clone, Copy)]
 pub struct Budget {
@@ -237,57 +237,51 @@ fn image(
     Ok((mime, clean, bytes as u64))
 }
 
-/// One item of a `contents` array (a read result, or an embedded resource at `index` 0).
-pub fn content_view(item: &Value, index: usize, budget: &mut Budget) -> ContentView {
-    let uri = budget.take_text(&string(item, "uri").unwrap_or_default()).0;
-    let mime_type = string(item, "mimeType").map(|m| budget.take_text(&m).0);
-    if let Some(text) = item.get("text").and_then(Value::as_str) {
-        let (shown, truncated) = budget.take_text(text);
-        return ContentView::Text {
-            uri,
-            mime_type,
-            text: shown,
-            truncated,
-            bytes: text.len() as u64,
-        };
-    }
-    let Some(blob) = item.get("blob").and_then(Value::as_str) else {
-        return ContentView::Empty { uri };
-    };
-    match image(mime_type.as_deref(), blob, budget) {
-        Ok((mime_type, data, bytes)) => ContentView::Image {
-            uri,
-            mime_type,
-            data,
-            bytes,
+/// One item of a resource's contents (a read result's, or an embedded resource at `index` 0).
+pub fn content_view(item: &ResourceContents, index: usize, budget: &mut Budget) -> ContentView {
+    let uri = budget.take_text(item.uri()).0;
+    let mime_type = item.mime_type().map(|m| budget.take_text(m).0);
+    match item {
+        ResourceContents::Text { text, .. } => {
+            let (shown, truncated) = budget.take_text(text);
+            ContentView::Text {
+                uri,
+                mime_type,
+                text: shown,
+                truncated,
+                bytes: text.len() as u64,
+            }
+        }
+        ResourceContents::Blob { blob, .. } => match image(mime_type.as_deref(), blob, budget) {
+            Ok((mime_type, data, bytes)) => ContentView::Image {
+                uri,
+                mime_type,
+                data,
+                bytes,
+            },
+            Err(note) => ContentView::Blob {
+                uri,
+                mime_type,
+                bytes: approx_len(blob),
+                index: u32::try_from(index).unwrap_or(u32::MAX),
+                note: (!note.is_empty()).then_some(note),
+            },
         },
-        Err(note) => ContentView::Blob {
-            uri,
-            mime_type,
-            bytes: approx_len(blob),
-            index: u32::try_from(index).unwrap_or(u32::MAX),
-            note: (!note.is_empty()).then_some(note),
-        },
+        ResourceContents::Unknown { .. } => ContentView::Empty { uri },
     }
 }
 
 /// A `resources/read` result for the viewer.
-pub fn resource_view(uri: &str, result: &Value) -> ResourceView {
+pub fn resource_view(uri: &str, result: &ResourceRead) -> ResourceView {
     let mut budget = Budget::default();
-    let contents = result
-        .get("contents")
-        .and_then(Value::as_array)
-        .map(|items| {
-            items
-                .iter()
-                .enumerate()
-                .map(|(i, item)| content_view(item, i, &mut budget))
-                .collect()
-        })
-        .unwrap_or_default();
     ResourceView {
         uri: uri.to_owned(),
-        contents,
+        contents: result
+            .contents
+            .iter()
+            .enumerate()
+            .map(|(i, item)| content_view(item, i, &mut budget))
+            .collect(),
     }
 }
 
@@ -303,17 +297,12 @@ pub enum BlobError {
 }
 
 /// The bytes of `contents[index]` of a read result, when it is a blob.
-pub fn blob_at(result: &Value, index: usize) -> Result<Vec<u8>, BlobError> {
-    let item = result
-        .get("contents")
-        .and_then(Value::as_array)
-        .and_then(|items| items.get(index))
-        .ok_or(BlobError::Gone(index))?;
-    let blob = item
-        .get("blob")
-        .and_then(Value::as_str)
-        .ok_or(BlobError::NotBinary(index))?;
-    decode(blob).ok_or(BlobError::NotBase64)
+pub fn blob_at(result: &ResourceRead, index: usize) -> Result<Vec<u8>, BlobError> {
+    match result.contents.get(index) {
+        None => Err(BlobError::Gone(index)),
+        Some(ResourceContents::Blob { blob, .. }) => decode(blob).ok_or(BlobError::NotBase64),
+        Some(_) => Err(BlobError::NotBinary(index)),
+    }
 }
 
 /// A file name for a saved blob: the URI's last path segment (percent-decoded, stripped of anything a file name
@@ -338,8 +327,8 @@ pub fn file_name_for(uri: &str) -> String {
 }
 
 /// Other JSON shown as text, capped like text.
-pub fn other(label: String, item: &Value, budget: &mut Budget) -> MessageBlock {
-    let json = serde_json::to_string_pretty(item).unwrap_or_default();
+fn other(label: String, json: &Value, budget: &mut Budget) -> MessageBlock {
+    let json = serde_json::to_string_pretty(json).unwrap_or_default();
     MessageBlock::Other {
         // The label may be the server's own `type`: charged to the text cap like the rest.
         label: budget.take_text(&label).0,
@@ -347,102 +336,93 @@ pub fn other(label: String, item: &Value, budget: &mut Budget) -> MessageBlock {
     }
 }
 
-pub fn message_block(item: &Value, budget: &mut Budget) -> MessageBlock {
-    let kind = item.get("type").and_then(Value::as_str).unwrap_or_default();
-    match kind {
-        "text" => match item.get("text").and_then(Value::as_str) {
-            Some(text) => {
-                let (text, truncated) = budget.take_text(text);
-                MessageBlock::Text { text, truncated }
-            }
-            None => other("text without text".into(), item, budget),
+/// A block Wharf cannot read, labelled with what is wrong with it.
+fn unknown(block: &UnknownContent, budget: &mut Budget) -> MessageBlock {
+    let label = match block.kind.as_str() {
+        "text" => "text without text",
+        "resource_link" => "resource link without uri",
+        "resource" => "embedded resource without a resource",
+        "" => "content",
+        kind => kind,
+    };
+    other(label.to_owned(), &block.json, budget)
+}
+
+/// An image or audio block: an image within the caps is shown, anything else is its type and size only.
+fn media(kind: &str, media: &Media, budget: &mut Budget) -> MessageBlock {
+    let mime_type = budget
+        .take_text(media.mime_type.as_deref().unwrap_or(kind))
+        .0;
+    let data = &media.data;
+    if kind != "image" {
+        return MessageBlock::Binary {
+            mime_type,
+            bytes: approx_len(data),
+            note: "audio is not played here".into(),
+        };
+    }
+    match image(Some(&mime_type), data, budget) {
+        Ok((mime_type, data, bytes)) => MessageBlock::Image {
+            mime_type,
+            data,
+            bytes,
         },
-        "image" | "audio" => {
-            let mime_type = budget
-                .take_text(&string(item, "mimeType").unwrap_or_else(|| kind.to_owned()))
-                .0;
-            let data = item.get("data").and_then(Value::as_str).unwrap_or_default();
-            if kind == "image" {
-                match image(Some(&mime_type), data, budget) {
-                    Ok((mime_type, data, bytes)) => {
-                        return MessageBlock::Image {
-                            mime_type,
-                            data,
-                            bytes,
-                        }
-                    }
-                    Err(note) => {
-                        return MessageBlock::Binary {
-                            mime_type,
-                            bytes: approx_len(data),
-                            note: if note.is_empty() {
-                                "not shown: not an image type the window shows".into()
-                            } else {
-                                note
-                            },
-                        }
-                    }
-                }
-            }
-            MessageBlock::Binary {
-                mime_type,
-                bytes: approx_len(data),
-                note: "audio is not played here".into(),
-            }
-        }
-        // Every string of a link counts against the text cap: a link is no way around it.
-        "resource_link" => match string(item, "uri") {
-            Some(uri) => MessageBlock::ResourceLink {
-                name: budget
-                    .take_text(
-                        &string(item, "name")
-                            .or_else(|| string(item, "title"))
-                            .unwrap_or_else(|| uri.clone()),
-                    )
-                    .0,
-                uri: budget.take_text(&uri).0,
-                description: string(item, "description").map(|d| budget.take_text(&d).0),
-                mime_type: string(item, "mimeType").map(|m| budget.take_text(&m).0),
+        Err(note) => MessageBlock::Binary {
+            mime_type,
+            bytes: approx_len(data),
+            note: if note.is_empty() {
+                "not shown: not an image type the window shows".into()
+            } else {
+                note
             },
-            None => other("resource link without uri".into(), item, budget),
         },
-        "resource" => match item.get("resource").filter(|r| r.is_object()) {
-            Some(resource) => MessageBlock::Resource {
-                content: content_view(resource, 0, budget),
-            },
-            None => other("embedded resource without a resource".into(), item, budget),
-        },
-        "" => other("content".into(), item, budget),
-        other_kind => other(other_kind.to_owned(), item, budget),
     }
 }
 
-/// A `prompts/get` result for the messages view. A message's `content` is one block (2025) or a list of them.
-pub fn prompt_view(result: &Value) -> PromptView {
+pub fn message_block(block: &ContentBlock, budget: &mut Budget) -> MessageBlock {
+    match block {
+        ContentBlock::Text { text, .. } => {
+            let (text, truncated) = budget.take_text(text);
+            MessageBlock::Text { text, truncated }
+        }
+        ContentBlock::Image(image) => media("image", image, budget),
+        ContentBlock::Audio(audio) => media("audio", audio, budget),
+        // Every string of a link counts against the text cap: a link is no way around it.
+        ContentBlock::ResourceLink(link) => MessageBlock::ResourceLink {
+            name: budget
+                .take_text(
+                    link.name
+                        .as_deref()
+                        .or(link.title.as_deref())
+                        .unwrap_or(&link.uri),
+                )
+                .0,
+            uri: budget.take_text(&link.uri).0,
+            description: link.description.as_ref().map(|d| budget.take_text(d).0),
+            mime_type: link.mime_type.as_ref().map(|m| budget.take_text(m).0),
+        },
+        ContentBlock::Resource { resource, .. } => MessageBlock::Resource {
+            content: content_view(resource, 0, budget),
+        },
+        ContentBlock::Unknown(block) => unknown(block, budget),
+    }
+}
+
+/// A `prompts/get` result for the messages view.
+pub fn prompt_view(result: &PromptResult) -> PromptView {
     let mut budget = Budget::default();
     let messages: Vec<PromptMessageView> = result
-        .get("messages")
-        .and_then(Value::as_array)
-        .map(|messages| {
-            messages
+        .messages
+        .iter()
+        .map(|message| PromptMessageView {
+            role: message.role.clone().unwrap_or_else(|| "unknown".into()),
+            blocks: message
+                .content
                 .iter()
-                .map(|message| {
-                    let blocks = match message.get("content") {
-                        Some(Value::Array(items)) => items
-                            .iter()
-                            .map(|i| message_block(i, &mut budget))
-                            .collect(),
-                        Some(item) => vec![message_block(item, &mut budget)],
-                        None => Vec::new(),
-                    };
-                    PromptMessageView {
-                        role: string(message, "role").unwrap_or_else(|| "unknown".into()),
-                        blocks,
-                    }
-                })
-                .collect()
+                .map(|block| message_block(block, &mut budget))
+                .collect(),
         })
-        .unwrap_or_default();
+        .collect();
     let text = messages
         .iter()
         .map(|m| {
@@ -462,7 +442,7 @@ pub fn prompt_view(result: &Value) -> PromptView {
         .collect::<Vec<_>>()
         .join("\n\n");
     PromptView {
-        description: string(result, "description"),
+        description: result.description.clone(),
         messages,
         text,
     }

@@ -1,10 +1,17 @@
-//! The shaping and the caps, on plain JSON.
+//! The shaping and the caps, on what a server might send.
 
 use base64::Engine as _;
-use serde_json::json;
+use serde_json::{json, Value};
 
 use super::catalog::*;
 use super::content::*;
+use crate::protocol::{
+    CompletionResult, Prompt, PromptResult, Resource, ResourceRead, ResourceTemplate,
+};
+
+fn read(result: Value) -> ResourceRead {
+    ResourceRead::read(result)
+}
 
 fn b64(bytes: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
@@ -13,10 +20,12 @@ fn b64(bytes: &[u8]) -> String {
 #[test]
 fn list_items_are_typed_and_malformed_ones_counted() {
     let (resources, skipped) = resource_infos(&[
-        json!({"uri": "demo://a", "name": "a", "title": "A", "mimeType": "text/plain", "size": 12}),
-        json!({"uri": "demo://b"}),
-        json!({"name": "no uri"}),
-        json!("not an object"),
+        Resource::read(
+            json!({"uri": "demo://a", "name": "a", "title": "A", "mimeType": "text/plain", "size": 12}),
+        ),
+        Resource::read(json!({"uri": "demo://b"})),
+        Resource::read(json!({"name": "no uri"})),
+        Resource::read(json!("not an object")),
     ]);
     assert_eq!(skipped, 3);
     assert_eq!(
@@ -32,20 +41,22 @@ fn list_items_are_typed_and_malformed_ones_counted() {
     );
 
     let (templates, skipped) = template_infos(&[
-        json!({"uriTemplate": "demo://{id}", "name": "t", "description": "d"}),
-        json!({"uri": "demo://x", "name": "not a template"}),
+        ResourceTemplate::read(
+            json!({"uriTemplate": "demo://{id}", "name": "t", "description": "d"}),
+        ),
+        ResourceTemplate::read(json!({"uri": "demo://x", "name": "not a template"})),
     ]);
     assert_eq!(skipped, 1);
     assert_eq!(templates[0].uri_template, "demo://{id}");
     assert_eq!(templates[0].description.as_deref(), Some("d"));
 
     let (prompts, skipped) = prompt_infos(&[
-        json!({"name": "p", "arguments": [
+        Prompt::read(json!({"name": "p", "arguments": [
             {"name": "department", "description": "Choose", "required": true},
             {"name": "name"},
             {"description": "nameless: dropped"}
-        ]}),
-        json!({"title": "no name"}),
+        ]})),
+        Prompt::read(json!({"title": "no name"})),
     ]);
     assert_eq!(skipped, 1);
     assert_eq!(prompts[0].arguments.len(), 2);
@@ -57,7 +68,9 @@ fn list_items_are_typed_and_malformed_ones_counted() {
 fn text_is_capped_at_one_mib_on_a_character_boundary() {
     let small = resource_view(
         "demo://a",
-        &json!({"contents": [{"uri": "demo://a", "mimeType": "text/markdown", "text": "# Hello"}]}),
+        &read(
+            json!({"contents": [{"uri": "demo://a", "mimeType": "text/markdown", "text": "# Hello"}]}),
+        ),
     );
     assert_eq!(
         small.contents,
@@ -78,7 +91,7 @@ fn text_is_capped_at_one_mib_on_a_character_boundary() {
     big.push_str(&"b".repeat(50_000_000));
     let view = resource_view(
         "demo://big",
-        &json!({"contents": [{"uri": uri, "text": big}]}),
+        &read(json!({"contents": [{"uri": uri, "text": big}]})),
     );
     let ContentView::Text {
         text,
@@ -102,7 +115,9 @@ fn text_is_capped_at_one_mib_on_a_character_boundary() {
     // text take it all).
     let two = resource_view(
         "demo://two",
-        &json!({"contents": [{"uri": "1", "text": "x".repeat(TEXT_CAP - 1)}, {"uri": "2", "text": "more"}]}),
+        &read(
+            json!({"contents": [{"uri": "1", "text": "x".repeat(TEXT_CAP - 1)}, {"uri": "2", "text": "more"}]}),
+        ),
     );
     assert!(matches!(
         &two.contents[0],
@@ -121,12 +136,12 @@ fn images_are_sent_as_checked_base64_and_other_blobs_only_as_their_size() {
     let png = b64(&[0x89, b'P', b'N', b'G', 1, 2, 3, 4]);
     let view = resource_view(
         "demo://r",
-        &json!({"contents": [
+        &read(json!({"contents": [
             {"uri": "demo://img", "mimeType": "IMAGE/PNG", "blob": png},
             {"uri": "demo://bin", "mimeType": "application/octet-stream", "blob": b64(&[0; 1000])},
             {"uri": "demo://bad", "mimeType": "image/png", "blob": "not base64!"},
             {"uri": "demo://none"}
-        ]}),
+        ]})),
     );
     assert_eq!(
         view.contents[0],
@@ -177,10 +192,10 @@ fn images_past_ten_mib_stay_out_of_the_window() {
     let small = b64(&[7u8; 100]);
     let view = resource_view(
         "demo://r",
-        &json!({"contents": [
+        &read(json!({"contents": [
             {"uri": "big", "mimeType": "image/jpeg", "blob": big},
             {"uri": "small", "mimeType": "image/jpeg", "blob": small}
-        ]}),
+        ]})),
     );
     let ContentView::Blob { bytes, note, .. } = &view.contents[0] else {
         panic!("too big to show: {:?}", view.contents[0]);
@@ -199,10 +214,10 @@ fn images_past_ten_mib_stay_out_of_the_window() {
     let half = b64(&vec![1u8; IMAGE_CAP / 2 + 1]);
     let view = resource_view(
         "demo://r",
-        &json!({"contents": [
+        &read(json!({"contents": [
             {"uri": "1", "mimeType": "image/png", "blob": half},
             {"uri": "2", "mimeType": "image/png", "blob": half}
-        ]}),
+        ]})),
     );
     assert!(matches!(view.contents[0], ContentView::Image { .. }));
     assert!(matches!(
@@ -213,10 +228,10 @@ fn images_past_ten_mib_stay_out_of_the_window() {
 
 #[test]
 fn a_blob_is_found_again_for_saving() {
-    let result = json!({"contents": [
+    let result = read(json!({"contents": [
         {"uri": "a", "text": "t"},
         {"uri": "b", "blob": b64(b"\x00\x01binary")}
-    ]});
+    ]}));
     assert_eq!(blob_at(&result, 1).expect("blob"), b"\x00\x01binary");
     assert_eq!(blob_at(&result, 0), Err(BlobError::NotBinary(0)));
     assert_eq!(blob_at(&result, 5), Err(BlobError::Gone(5)));
@@ -225,7 +240,7 @@ fn a_blob_is_found_again_for_saving() {
         "the resource has no content 5 any more"
     );
     assert_eq!(
-        blob_at(&json!({"contents": [{"blob": "!!"}]}), 0),
+        blob_at(&read(json!({"contents": [{"blob": "!!"}]})), 0),
         Err(BlobError::NotBase64)
     );
     // Line-wrapped and unpadded base64 decode too.
@@ -254,7 +269,7 @@ fn a_saved_blob_is_named_after_its_uri() {
 #[test]
 fn prompt_messages_are_shaped_with_their_text_to_copy() {
     let png = b64(b"\x89PNG....");
-    let view = prompt_view(&json!({
+    let view = prompt_view(&PromptResult::read(json!({
         "description": "Team",
         "messages": [
             {"role": "user", "content": {"type": "text", "text": "Please promote Alice to the head of the Engineering team."}},
@@ -267,7 +282,7 @@ fn prompt_messages_are_shaped_with_their_text_to_copy() {
             ]},
             {"content": {"type": "text", "text": "<b>not html</b>"}}
         ]
-    }));
+    })));
     assert_eq!(view.description.as_deref(), Some("Team"));
     assert_eq!(view.messages.len(), 3);
     assert_eq!(view.messages[0].role, "user");
@@ -296,15 +311,22 @@ fn prompt_messages_are_shaped_with_their_text_to_copy() {
 #[test]
 fn completions_are_capped_at_a_hundred() {
     let many: Vec<String> = (0..150).map(|i| format!("v{i}")).collect();
-    let c = completion(&json!({"values": many, "total": 150}));
+    let c = completion(&CompletionResult::read(
+        &json!({"values": many, "total": 150}),
+    ));
     assert_eq!(c.values.len(), 100);
     assert_eq!(c.values[99], "v99");
     assert_eq!(c.total, Some(150));
     assert!(c.has_more);
 
-    let c = completion(&json!({"values": ["Engineering", 3, null]}));
+    let c = completion(&CompletionResult::read(
+        &json!({"values": ["Engineering", 3, null]}),
+    ));
     assert_eq!(c.values, ["Engineering"]);
     assert!(!c.has_more);
     assert_eq!(c.total, None);
-    assert_eq!(completion(&json!({})).values.len(), 0);
+    assert_eq!(
+        completion(&CompletionResult::read(&json!({}))).values.len(),
+        0
+    );
 }

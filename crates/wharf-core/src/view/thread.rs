@@ -32,16 +32,19 @@ pub fn thread_messages(messages: Vec<StoredMessage>) -> Vec<ThreadMessage> {
     messages
         .into_iter()
         .map(|message| {
-            let (result_view, decided) = match &message.data {
-                Some(MessageData::ToolCall(record)) => (
-                    Some(tool_result_view(&record.result.as_tool_result())),
-                    Some(record.decision.words(record.grant).to_string()),
-                ),
-                _ => (None, None),
+            let result = match &message.data {
+                Some(MessageData::ToolCall(record)) => Some(record.result.as_tool_result()),
+                _ => None,
+            };
+            let decided = match &message.data {
+                Some(MessageData::ToolCall(record)) => {
+                    Some(record.decision.words(record.grant).to_string())
+                }
+                _ => None,
             };
             ThreadMessage {
                 message,
-                result_view,
+                result_view: result.as_ref().map(tool_result_view),
                 decided,
             }
         })
@@ -52,6 +55,7 @@ pub fn thread_messages(messages: Vec<StoredMessage>) -> Vec<ThreadMessage> {
 mod tests {
     use super::*;
     use crate::conversations::Role;
+    use crate::protocol::ToolResult;
     use crate::view::content::MessageBlock;
     use serde_json::json;
 
@@ -79,7 +83,10 @@ mod tests {
         assert_eq!(shaped[0].result_view, None);
         assert_eq!(shaped[2].result_view, None);
         let view = shaped[1].result_view.as_ref().expect("a view");
-        assert_eq!(view, &tool_result_view(&record["result"]));
+        assert_eq!(
+            view,
+            &tool_result_view(&ToolResult::read(record["result"].clone()))
+        );
         assert!(
             matches!(view.blocks[1], MessageBlock::Image { .. }),
             "{view:?}"

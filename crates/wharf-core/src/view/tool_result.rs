@@ -3,9 +3,9 @@
 //! tool call what it could not push through a resource. The webview never sees the server's JSON itself.
 
 use serde::Serialize;
-use serde_json::Value;
 
-use super::content::{message_block, other, Budget, MessageBlock};
+use super::content::{message_block, Budget, MessageBlock};
+use crate::protocol::ToolResult;
 
 /// The most content items shown of one result: past that, even empty items would cost the webview more than the
 /// text cap allows (each is a block of its own).
@@ -27,39 +27,25 @@ pub struct ToolResultView {
     pub structured_truncated: bool,
 }
 
-/// Shapes a `tools/call` result; a result that is not an object (a server may send anything) is shown as JSON.
-pub fn tool_result_view(result: &Value) -> ToolResultView {
+/// Shapes a `tools/call` result.
+pub fn tool_result_view(result: &ToolResult) -> ToolResultView {
     let mut budget = Budget::default();
-    let Some(object) = result.as_object() else {
-        return ToolResultView {
-            is_error: false,
-            blocks: vec![other("result".into(), result, &mut budget)],
-            structured: None,
-            structured_truncated: false,
-        };
-    };
-    let blocks = match object.get("content") {
-        Some(Value::Array(items)) => {
-            let mut blocks: Vec<MessageBlock> = items
-                .iter()
-                .take(MAX_BLOCKS)
-                .map(|item| message_block(item, &mut budget))
-                .collect();
-            if items.len() > MAX_BLOCKS {
-                blocks.push(MessageBlock::Other {
-                    label: format!(
-                        "cut: {} more content items are not loaded into the window (at most {MAX_BLOCKS} are)",
-                        items.len() - MAX_BLOCKS
-                    ),
-                    json: String::new(),
-                });
-            }
-            blocks
-        }
-        None | Some(Value::Null) => Vec::new(),
-        Some(content) => vec![other("content".into(), content, &mut budget)],
-    };
-    let (structured, structured_truncated) = match object.get("structuredContent") {
+    let mut blocks: Vec<MessageBlock> = result
+        .content
+        .iter()
+        .take(MAX_BLOCKS)
+        .map(|block| message_block(block, &mut budget))
+        .collect();
+    if result.content.len() > MAX_BLOCKS {
+        blocks.push(MessageBlock::Other {
+            label: format!(
+                "cut: {} more content items are not loaded into the window (at most {MAX_BLOCKS} are)",
+                result.content.len() - MAX_BLOCKS
+            ),
+            json: String::new(),
+        });
+    }
+    let (structured, structured_truncated) = match &result.structured_content {
         Some(structured) => {
             let json = serde_json::to_string_pretty(structured).unwrap_or_default();
             let (shown, cut) = budget.take_text(&json);
@@ -68,7 +54,7 @@ pub fn tool_result_view(result: &Value) -> ToolResultView {
         None => (None, false),
     };
     ToolResultView {
-        is_error: object.get("isError") == Some(&Value::Bool(true)),
+        is_error: result.is_error,
         blocks,
         structured,
         structured_truncated,

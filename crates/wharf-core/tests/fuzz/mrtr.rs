@@ -167,8 +167,9 @@ async fn check_case(conn: &Connection, case: &str, replies: &[Value]) -> Result<
         }
         // Any result the caller gets is an object with content; anything else is refused as a protocol error.
         Ok(result) => prop_assert!(
-            result.is_object() && result.get("content").is_some(),
-            "{result}"
+            result.sent().is_object() && result.sent().get("content").is_some(),
+            "{}",
+            result.sent()
         ),
         Err(_) => {}
     }
@@ -177,6 +178,7 @@ async fn check_case(conn: &Connection, case: &str, replies: &[Value]) -> Result<
         .await
         .map_err(|e| TestCaseError::fail(format!("the log call failed after {replies:?}: {e}")))?;
     let text = log
+        .sent()
         .pointer("/content/0/text")
         .and_then(Value::as_str)
         .unwrap_or("[]");

@@ -14,7 +14,7 @@ import { createNotices } from "./notices";
 import { createPaused } from "./paused";
 import { createSelection, effectiveSelection } from "./selection";
 import { createServers, withStatus } from "./servers";
-import { createTools, filterTools } from "./tools";
+import { createTools, filterTools, hintWords } from "./tools";
 
 vi.mock("../api", async (importOriginal) => {
   const real = await importOriginal<typeof import("../api")>();
@@ -516,6 +516,19 @@ describe("tools store", () => {
     expect(filterTools(list, "compress").map((t) => t.name)).toEqual(["zip"]);
     expect(filterTools(list, "adds num").map((t) => t.name)).toEqual(["add"]);
     expect(filterTools(list, "nothing")).toEqual([]);
+  });
+
+  it("words the server's hints, destructive only when not also read-only", () => {
+    expect(hintWords(undefined)).toEqual([]);
+    expect(hintWords({ title: "T" })).toEqual([]);
+    expect(hintWords({ readOnlyHint: true, destructiveHint: true, openWorldHint: true })).toEqual([
+      "read-only",
+      "open world",
+    ]);
+    expect(hintWords({ destructiveHint: true, idempotentHint: true, readOnlyHint: false })).toEqual([
+      "destructive",
+      "idempotent",
+    ]);
   });
 });
 

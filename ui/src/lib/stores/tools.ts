@@ -5,6 +5,7 @@ import { writable, get, type Readable } from "svelte/store";
 import * as api from "../api";
 import type { HostEvent } from "../../bindings/HostEvent";
 import type { ListedTool } from "../../bindings/ListedTool";
+import type { ToolAnnotations } from "../../bindings/ToolAnnotations";
 
 export interface ServerTools {
   state: "loading" | "loaded" | "error";
@@ -14,6 +15,17 @@ export interface ServerTools {
 
 export type ToolsState = { [server: string]: ServerTools };
 
+/** The server's hints about a tool, in words ("destructive" only when it does not also say read-only). */
+export function hintWords(annotations: ToolAnnotations | undefined): string[] {
+  if (annotations === undefined) return [];
+  const words: string[] = [];
+  if (annotations.readOnlyHint === true) words.push("read-only");
+  if (annotations.destructiveHint === true && annotations.readOnlyHint !== true) words.push("destructive");
+  if (annotations.idempotentHint === true) words.push("idempotent");
+  if (annotations.openWorldHint === true) words.push("open world");
+  return words;
+}
+
 /** Tools whose name, title or description contains every word of the query (case-insensitive). */
 export function filterTools(tools: readonly ListedTool[], query: string): ListedTool[] {
   const words = query
@@ -22,11 +34,7 @@ export function filterTools(tools: readonly ListedTool[], query: string): Listed
     .filter((w) => w !== "");
   if (words.length === 0) return [...tools];
   return tools.filter((tool) => {
-    const title =
-      typeof tool.annotations === "object" && tool.annotations !== null && !Array.isArray(tool.annotations)
-        ? tool.annotations["title"]
-        : undefined;
-    const haystack = `${tool.name} ${typeof title === "string" ? title : ""} ${tool.description ?? ""}`.toLowerCase();
+    const haystack = `${tool.name} ${tool.annotations?.title ?? ""} ${tool.description ?? ""}`.toLowerCase();
     return words.every((w) => haystack.includes(w));
   });
 }

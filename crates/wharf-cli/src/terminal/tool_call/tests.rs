@@ -143,7 +143,10 @@ fn no_row_of_the_card_carries_a_control() {
     );
     card.description = Some("line\u{1b}[1A\rfake\nsecond\u{2028}".into());
     card.title = Some("\u{1b}[8mTitle".into());
-    card.annotations = Some(json!({"title": "\u{202e}x"}));
+    card.annotations = Some(wharf_core::protocol::ToolAnnotations {
+        title: Some("\u{202e}x".into()),
+        ..Default::default()
+    });
     for row in card_rows(&card) {
         assert!(
             !row.chars().any(wharf_core::display_text::is_hazard),

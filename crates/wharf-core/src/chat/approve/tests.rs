@@ -56,7 +56,10 @@ fn setup(answers: &str) -> Setup {
         input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}},
                              "required": ["path"]}),
         output_schema: None,
-        annotations: Some(json!({"destructiveHint": true})),
+        annotations: Some(crate::protocol::ToolAnnotations {
+            destructive_hint: Some(true),
+            ..Default::default()
+        }),
     };
     Setup {
         _dir: dir,

@@ -4,10 +4,11 @@
 //! masked first, before any cut: a server that echoes its env or headers gives neither the model nor the stored
 //! conversation the values.
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::conversations::message::CallResult;
 use crate::model::ModelImage;
+use crate::protocol::{ContentBlock, ToolResult};
 use crate::redact::Redactor;
 use crate::view::content::{ContentView, MessageBlock, IMAGE_CAP, TEXT_CAP};
 use crate::view::tool_result::tool_result_view;
@@ -26,42 +27,43 @@ pub struct ForModel {
 
 /// The text the model is given for a server's `tools/call` result (with its images when `images` says the model
 /// takes them), and the result as kept, both with `redactor`'s secrets masked.
-pub fn from_server(result: &Value, images: bool, redactor: &Redactor) -> (ForModel, CallResult) {
+pub fn from_server(
+    result: &ToolResult,
+    images: bool,
+    redactor: &Redactor,
+) -> (ForModel, CallResult) {
     // Masked string by string before the text is cut to the window's cap, so a secret across the cut goes whole.
-    let mut masked = result.clone();
+    let mut masked = result.sent().clone();
     redactor.redact_json(&mut masked);
-    let result = &masked;
+    let result = &ToolResult::read(masked);
     let mut given = for_model(result, images);
     // And once more as joined: the text written around the blocks is Wharf's, but the joining is new text.
     if let std::borrow::Cow::Owned(text) = redactor.redact_secrets(&given.text) {
         given.text = text;
     }
     let text = given.text.clone();
-    let view = tool_result_view(result);
-    let content = result
-        .get("content")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let content = result.content_as_sent().to_vec();
     // Images are kept under the window's image cap, the rest under its text cap: a screenshot is no reason to
     // lose the result, and the user sees the images in the stored call.
     let size = serde_json::to_string(&content).map_or(usize::MAX, |s| s.len());
-    let image_data: usize = content
+    let image_data: usize = result
+        .content
         .iter()
-        .filter(|block| block.get("type").and_then(Value::as_str) == Some("image"))
-        .filter_map(|block| block.get("data").and_then(Value::as_str))
-        .map(str::len)
+        .map(|block| match block {
+            ContentBlock::Image(image) => image.data.len(),
+            _ => 0,
+        })
         .sum();
     let kept = if size - image_data.min(size) <= TEXT_CAP && image_data <= IMAGE_CAP * 4 / 3 + 4 {
         CallResult {
             content,
-            is_error: view.is_error,
+            is_error: result.is_error,
             shortened: false,
         }
     } else {
         CallResult {
             content: vec![json!({"type": "text", "text": text})],
-            is_error: view.is_error,
+            is_error: result.is_error,
             shortened: true,
         }
     };
@@ -71,7 +73,7 @@ pub fn from_server(result: &Value, images: bool, redactor: &Redactor) -> (ForMod
 /// A result as the model reads it: its text, with a line for each thing it cannot read, and, when `images` says the
 /// model takes them, the images it can (a known type whose bytes are what the type says, within the size limit),
 /// each named in the text where it stood. An image not given stays with the user.
-pub fn for_model(result: &Value, images: bool) -> ForModel {
+pub fn for_model(result: &ToolResult, images: bool) -> ForModel {
     let view = tool_result_view(result);
     let mut parts: Vec<String> = Vec::new();
     let mut given: Vec<ModelImage> = Vec::new();
@@ -182,6 +184,10 @@ pub fn kept_images(result: &CallResult) -> Vec<ModelImage> {
 mod tests {
     use super::*;
 
+    fn read(result: serde_json::Value) -> ToolResult {
+        ToolResult::read(result)
+    }
+
     #[test]
     fn text_images_and_links_are_written_for_the_model() {
         let result = json!({"content": [
@@ -189,7 +195,7 @@ mod tests {
             {"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="},
             {"type": "resource_link", "uri": "file:///w/a", "name": "a"},
         ], "isError": false});
-        let (given, kept) = from_server(&result, false, &Redactor::default());
+        let (given, kept) = from_server(&read(result.clone()), false, &Redactor::default());
         assert!(given.images.is_empty());
         assert_eq!(
             given.text,
@@ -206,7 +212,7 @@ mod tests {
         let mut content = vec![json!({"type": "text", "text": "shots"}), lying];
         content.extend(std::iter::repeat_n(png, 5));
         let result = json!({ "content": content });
-        let (given, kept) = from_server(&result, true, &Redactor::default());
+        let (given, kept) = from_server(&read(result.clone()), true, &Redactor::default());
         assert_eq!(given.images.len(), MAX_IMAGES_PER_RESULT);
         let lines: Vec<&str> = given.text.lines().collect();
         assert_eq!(lines[0], "shots");
@@ -224,10 +230,12 @@ mod tests {
         // Read back from the stored result, the same images are given again.
         assert_eq!(kept_images(&kept), given.images);
         // Not to a model that takes none.
-        assert!(from_server(&result, false, &Redactor::default())
-            .0
-            .images
-            .is_empty());
+        assert!(
+            from_server(&read(result.clone()), false, &Redactor::default())
+                .0
+                .images
+                .is_empty()
+        );
     }
 
     #[test]
@@ -241,13 +249,13 @@ mod tests {
         };
         // 3 MB of PNG, over the text cap as base64: kept, and given to the model.
         let result = json!({"content": [{"type": "text", "text": "a screenshot"}, png(3_000_000)]});
-        let (given, kept) = from_server(&result, true, &Redactor::default());
+        let (given, kept) = from_server(&read(result.clone()), true, &Redactor::default());
         assert!(!kept.shortened);
         assert_eq!(kept.content.len(), 2);
         assert_eq!(given.images.len(), 1);
         // Over the window's image cap: only the text is kept.
         let result = json!({"content": [png(6_000_000), png(6_000_000)]});
-        let (_, kept) = from_server(&result, true, &Redactor::default());
+        let (_, kept) = from_server(&read(result.clone()), true, &Redactor::default());
         assert!(kept.shortened);
     }
 
@@ -255,7 +263,7 @@ mod tests {
     fn a_huge_result_is_cut_for_the_model_and_kept_shortened() {
         let big = "x".repeat(TEXT_CAP + 10);
         let result = json!({"content": [{"type": "text", "text": big}], "isError": true});
-        let (given, kept) = from_server(&result, true, &Redactor::default());
+        let (given, kept) = from_server(&read(result.clone()), true, &Redactor::default());
         let text = given.text;
         assert!(text.ends_with("[the rest of this text was cut]"));
         assert!(text.len() < TEXT_CAP + 100);
@@ -266,12 +274,12 @@ mod tests {
     #[test]
     fn structured_content_alone_is_given_and_nothing_is_said_as_such() {
         let (given, _) = from_server(
-            &json!({"content": [], "structuredContent": {"n": 1}}),
+            &read(json!({"content": [], "structuredContent": {"n": 1}})),
             true,
             &Redactor::default(),
         );
         assert!(given.text.contains("\"n\": 1"), "{}", given.text);
-        let (given, _) = from_server(&json!({"content": []}), true, &Redactor::default());
+        let (given, _) = from_server(&read(json!({"content": []})), true, &Redactor::default());
         assert_eq!(given.text, "(the tool returned no content)");
     }
     #[test]
@@ -287,7 +295,7 @@ mod tests {
         big.push_str(secret);
         let result = json!({"content": [{"type": "text", "text": format!("env TOKEN={secret} ROOT=/w/project")}],
             "structuredContent": {"TOKEN": secret, "headers": {secret: [secret]}}});
-        let (given, kept) = from_server(&result, false, &redactor);
+        let (given, kept) = from_server(&read(result.clone()), false, &redactor);
         let kept = serde_json::to_string(&kept).unwrap();
         assert!(
             !given.text.contains("tok-echoed") && !kept.contains("tok-echoed"),
@@ -296,7 +304,7 @@ mod tests {
         // The model may use what only looks ordinary: a workspace path is what tools report.
         assert!(given.text.contains("ROOT=/w/project"), "{}", given.text);
         let (given, kept) = from_server(
-            &json!({"content": [{"type": "text", "text": big}]}),
+            &read(json!({"content": [{"type": "text", "text": big}]})),
             false,
             &redactor,
         );

@@ -295,7 +295,7 @@ fn a_shortened_result_says_so_and_its_view_is_of_its_text() {
     };
     assert!(record.result.shortened);
     assert_eq!(
-        record.result.as_tool_result(),
-        json!({"content": [{"type": "text", "text": "the start"}], "isError": false})
+        record.result.as_tool_result().sent(),
+        &json!({"content": [{"type": "text", "text": "the start"}], "isError": false})
     );
 }

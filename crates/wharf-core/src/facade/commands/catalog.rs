@@ -8,12 +8,13 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::connection::CallOptions;
 use crate::facade::command::{CommandError, Reply, Run};
 use crate::facade::session::Session;
 use crate::facade::ErrorCode;
+use crate::protocol::CompletionReference;
 use crate::uri_template::{self, TemplateVariable};
 use crate::view::catalog::{self, Completion, PromptCatalog, ResourceCatalog};
 use crate::view::content::{self, PromptView, ResourceView};
@@ -31,13 +32,12 @@ pub enum CompletionTarget {
     Template { uri_template: String },
 }
 
-impl CompletionTarget {
-    /// The protocol's `ref`.
-    fn reference(&self) -> Value {
-        match self {
-            CompletionTarget::Prompt { name } => json!({"type": "ref/prompt", "name": name}),
+impl From<CompletionTarget> for CompletionReference {
+    fn from(target: CompletionTarget) -> CompletionReference {
+        match target {
+            CompletionTarget::Prompt { name } => CompletionReference::Prompt { name },
             CompletionTarget::Template { uri_template } => {
-                json!({"type": "ref/resource", "uri": uri_template})
+                CompletionReference::ResourceTemplate { uri: uri_template }
             }
         }
     }
@@ -60,14 +60,6 @@ fn user_call() -> CallOptions {
     }
 }
 
-fn subscribes(capabilities: &Value) -> bool {
-    capabilities
-        .get("resources")
-        .and_then(|r| r.get("subscribe"))
-        .and_then(Value::as_bool)
-        == Some(true)
-}
-
 /// The server's resources and resource templates (every page, bounded), with what the viewer may offer.
 #[derive(Debug, Deserialize, ts_rs::TS)]
 #[ts(export)]
@@ -84,9 +76,9 @@ impl Run for ListResources {
         Ok(ResourceCatalog {
             resources,
             templates,
-            can_subscribe: subscribes(&conn.identity.capabilities),
+            can_subscribe: conn.identity.capabilities.subscribes(),
             subscribed: conn.subscriptions(),
-            can_complete: conn.offers("completions"),
+            can_complete: conn.identity.capabilities.completions.is_some(),
             skipped: skipped + skipped_templates,
         })
     }
@@ -193,7 +185,7 @@ impl Run for ListPrompts {
         let (prompts, skipped) = catalog::prompt_infos(&conn.list_prompts().await?);
         Ok(PromptCatalog {
             prompts,
-            can_complete: conn.offers("completions"),
+            can_complete: conn.identity.capabilities.completions.is_some(),
             skipped,
         })
     }
@@ -237,19 +229,18 @@ pub struct Complete {
 
 impl Run for Complete {
     async fn run(self, session: &Session) -> Reply<Completion> {
-        let context: Map<String, Value> = self
+        let context: BTreeMap<String, String> = self
             .context
             .into_iter()
             .filter(|(k, v)| k != &self.argument && !v.is_empty())
-            .map(|(k, v)| (k, Value::String(v)))
             .collect();
         let conn = session.host().connection(&self.server).await?;
         let answer = conn
             .complete(
-                self.target.reference(),
+                self.target.into(),
                 &self.argument,
                 &self.value,
-                Some(context),
+                context,
                 &CallOptions::default(),
             )
             .await?;
@@ -332,30 +323,24 @@ impl Run for ClearLogLevel {
 mod tests {
     use super::*;
 
+    use serde_json::json;
+
     #[test]
     fn a_completion_target_becomes_the_protocol_reference() {
         let prompt: CompletionTarget =
             serde_json::from_value(json!({"kind": "prompt", "name": "p"})).expect("prompt");
         assert_eq!(
-            prompt.reference(),
+            serde_json::to_value(CompletionReference::from(prompt)).expect("JSON"),
             json!({"type": "ref/prompt", "name": "p"})
         );
         let template: CompletionTarget =
             serde_json::from_value(json!({"kind": "template", "uriTemplate": "demo://{id}"}))
                 .expect("template");
         assert_eq!(
-            template.reference(),
+            serde_json::to_value(CompletionReference::from(template)).expect("JSON"),
             json!({"type": "ref/resource", "uri": "demo://{id}"})
         );
         assert!(serde_json::from_value::<CompletionTarget>(json!({"kind": "tool"})).is_err());
-    }
-
-    #[test]
-    fn subscriptions_are_offered_only_when_the_server_says_subscribe_true() {
-        assert!(subscribes(&json!({"resources": {"subscribe": true}})));
-        assert!(!subscribes(&json!({"resources": {}})));
-        assert!(!subscribes(&json!({"resources": {"subscribe": "yes"}})));
-        assert!(!subscribes(&json!({})));
     }
 
     #[test]

@@ -9,6 +9,7 @@ use crate::facade::session::Session;
 use crate::facade::startup::StartupReport;
 use crate::facade::ErrorCode;
 use crate::host::ServerSummary;
+use crate::protocol::ToolResult;
 use crate::view::tool_form::ListedTool;
 use crate::view::tool_result::{tool_result_view, ToolResultView};
 
@@ -112,7 +113,7 @@ pub(crate) async fn user_call(
     server: &str,
     tool: &str,
     args: Option<Map<String, Value>>,
-) -> Reply<Value> {
+) -> Reply<ToolResult> {
     session
         .calls()
         .run(id, |cancel| async {

@@ -87,7 +87,10 @@ impl Run for SessionCall {
             args,
         )
         .await?;
-        if result.get("isError").and_then(Value::as_bool) == Some(true) {
+        // Printed as the server sent it.
+        let is_error = result.is_error;
+        let result = result.into_sent();
+        if is_error {
             return Ok(record(session, result));
         }
         Ok(result)

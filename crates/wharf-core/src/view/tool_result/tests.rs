@@ -4,6 +4,10 @@ use serde_json::json;
 use super::*;
 use crate::view::content::{IMAGE_CAP, TEXT_CAP};
 
+fn shaped(result: serde_json::Value) -> ToolResultView {
+    tool_result_view(&ToolResult::read(result))
+}
+
 fn b64(bytes: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
@@ -23,7 +27,7 @@ fn wire_len(view: &ToolResultView) -> usize {
 #[test]
 fn text_is_cut_at_the_cap_across_all_items_and_says_so() {
     let big = "é".repeat(TEXT_CAP); // 2 MiB of two-byte characters
-    let view = tool_result_view(&json!({
+    let view = shaped(json!({
         "content": [{"type": "text", "text": "first"}, {"type": "text", "text": big}, {"type": "text", "text": "late"}]
     }));
     assert_eq!(text_of(&view.blocks[0]), ("first", false));
@@ -42,7 +46,7 @@ fn text_is_cut_at_the_cap_across_all_items_and_says_so() {
 #[test]
 fn images_over_what_is_left_of_the_image_cap_are_named_not_sent() {
     let six_mib = b64(&vec![0u8; 6 * 1024 * 1024]);
-    let view = tool_result_view(&json!({"content": [
+    let view = shaped(json!({"content": [
         {"type": "image", "mimeType": "image/png", "data": six_mib},
         {"type": "image", "mimeType": "image/png", "data": six_mib},
     ]}));
@@ -61,7 +65,7 @@ fn images_over_what_is_left_of_the_image_cap_are_named_not_sent() {
 
 #[test]
 fn structured_content_shares_the_text_cap() {
-    let view = tool_result_view(&json!({
+    let view = shaped(json!({
         "content": [{"type": "text", "text": "x".repeat(TEXT_CAP - 10)}],
         "structuredContent": {"rows": vec!["row"; 1000]},
     }));
@@ -69,8 +73,7 @@ fn structured_content_shares_the_text_cap() {
     assert!(view.structured_truncated);
     assert!(structured.len() <= 10, "{structured}");
 
-    let small =
-        tool_result_view(&json!({"content": [], "structuredContent": {"a": 1}, "isError": true}));
+    let small = shaped(json!({"content": [], "structuredContent": {"a": 1}, "isError": true}));
     assert_eq!(small.structured.as_deref(), Some("{\n  \"a\": 1\n}"));
     assert!(!small.structured_truncated && small.is_error);
 }
@@ -78,7 +81,7 @@ fn structured_content_shares_the_text_cap() {
 #[test]
 fn strings_of_links_labels_and_types_count_against_the_cap() {
     let huge = "L".repeat(2 * TEXT_CAP);
-    let view = tool_result_view(&json!({"content": [
+    let view = shaped(json!({"content": [
         {"type": "resource_link", "uri": huge, "name": huge, "description": huge, "mimeType": huge},
         {"type": huge},
         {"type": "audio", "mimeType": huge, "data": ""},
@@ -95,7 +98,7 @@ fn strings_of_links_labels_and_types_count_against_the_cap() {
 #[test]
 fn a_flood_of_items_is_cut_to_a_bounded_number_of_blocks() {
     let items = vec![json!({"type": "x"}); 200_000];
-    let view = tool_result_view(&json!({ "content": items }));
+    let view = shaped(json!({ "content": items }));
     assert_eq!(view.blocks.len(), MAX_BLOCKS + 1);
     match view.blocks.last() {
         Some(MessageBlock::Other { label, .. }) => {
@@ -112,21 +115,26 @@ fn a_flood_of_items_is_cut_to_a_bounded_number_of_blocks() {
 
 #[test]
 fn results_that_are_not_objects_or_lack_content_are_still_shown() {
-    let odd = tool_result_view(&json!(["not", "an", "object"]));
+    let odd = shaped(json!(["not", "an", "object"]));
     assert!(
-        matches!(&odd.blocks[..], [MessageBlock::Other { label, json }] if label == "result" && json.contains("object"))
+        matches!(&odd.blocks[..], [MessageBlock::Other { label, json }] if label == "content" && json.contains("object"))
     );
-    let text_content = tool_result_view(&json!({"content": "just a string"}));
+    // Content that is one block rather than a list of them is shown as the server sent it, not read as a block.
+    let one_block = shaped(json!({"content": {"type": "text", "text": "alone"}}));
+    assert!(
+        matches!(&one_block.blocks[..], [MessageBlock::Other { label, json }] if label == "content" && json.contains("alone"))
+    );
+    let text_content = shaped(json!({"content": "just a string"}));
     assert!(
         matches!(&text_content.blocks[..], [MessageBlock::Other { label, .. }] if label == "content")
     );
-    let empty = tool_result_view(&json!({}));
+    let empty = shaped(json!({}));
     assert!(empty.blocks.is_empty() && empty.structured.is_none() && !empty.is_error);
 }
 
 #[test]
 fn every_kind_of_content_item_becomes_its_block() {
-    let view = tool_result_view(&json!({
+    let view = shaped(json!({
         "content": [
             {"type": "text", "text": "hello <b>world</b>"},
             {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
