@@ -12,6 +12,7 @@ import type { ResourceView } from "../src/bindings/ResourceView";
 import type { Root } from "../src/bindings/Root";
 import type { SamplingPreferenceRow } from "../src/bindings/SamplingPreferenceRow";
 import type { SamplingSettings } from "../src/bindings/SamplingSettings";
+import type { SamplingView } from "../src/bindings/SamplingView";
 import type { ServerEntry } from "../src/bindings/ServerEntry";
 import type { MessageBlock } from "../src/bindings/MessageBlock";
 import type { MissingInput } from "../src/bindings/MissingInput";
@@ -613,28 +614,64 @@ const PNG =
 const WAV =
   "UklGRkwAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YSgAAACAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICA";
 
-const samplingView = {
-  stage: "prompt" as const,
+/** The decoded size of base64 data, as the Rust side counts it. */
+const base64Bytes = (data: string): number =>
+  Math.floor((data.length * 3) / 4) - (data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0);
+
+/** The request as the server sent it. */
+const samplingMessages = [
+  {
+    role: "user",
+    content: { type: "text", text: "Resource trigger-sampling-request context: what is in this picture?" },
+  },
+  {
+    role: "user",
+    content: [
+      { type: "image", data: PNG, mimeType: "image/png" },
+      { type: "audio", data: WAV, mimeType: "audio/wav" },
+    ],
+  },
+  { role: "assistant", content: [{ type: "tool_use", id: "c1", name: "get_weather", input: { city: "Oslo" } }] },
+  {
+    role: "user",
+    content: [{ type: "tool_result", toolUseId: "c1", content: [{ type: "text", text: "Sunny, 21 °C" }] }],
+  },
+];
+
+/** The same request as the Rust side shows it. */
+const samplingView: SamplingView = {
+  stage: "prompt",
   systemPrompt: "You are a helpful test server.",
   messages: [
     {
       role: "user",
-      content: { type: "text", text: "Resource trigger-sampling-request context: what is in this picture?" },
+      blocks: [{ type: "text", text: "Resource trigger-sampling-request context: what is in this picture?" }],
     },
     {
       role: "user",
-      content: [
-        { type: "image", data: PNG, mimeType: "image/png" },
-        { type: "audio", data: WAV, mimeType: "audio/wav" },
+      blocks: [
+        { type: "image", mimeType: "image/png", url: `data:image/png;base64,${PNG}`, bytes: base64Bytes(PNG) },
+        { type: "audio", mimeType: "audio/wav", url: `data:audio/wav;base64,${WAV}`, bytes: base64Bytes(WAV) },
       ],
     },
-    { role: "assistant", content: [{ type: "tool_use", id: "c1", name: "get_weather", input: { city: "Oslo" } }] },
+    {
+      role: "assistant",
+      blocks: [{ type: "tool_use", id: "c1", name: "get_weather", input: '{\n  "city": "Oslo"\n}' }],
+    },
     {
       role: "user",
-      content: [{ type: "tool_result", toolUseId: "c1", content: [{ type: "text", text: "Sunny, 21 °C" }] }],
+      blocks: [
+        { type: "tool_result", toolUseId: "c1", isError: false, content: [{ type: "text", text: "Sunny, 21 °C" }] },
+      ],
     },
   ],
-  modelPreferences: { hints: [{ name: "claude-3-sonnet" }], costPriority: 0.3, intelligencePriority: 0.8 },
+  modelPreferences: {
+    hints: ["claude-3-sonnet"],
+    priorities: [
+      { name: "cost", value: 0.3 },
+      { name: "intelligence", value: 0.8 },
+    ],
+  },
   model: "llama3.2",
   maxTokens: 100,
   tools: ["get_weather"],
@@ -646,7 +683,7 @@ const samplingRequest = (id: number, view: PendingInput["request"]["view"]): Pen
     server: "everything",
     kind: "sampling",
     cause: "calling tool trigger-sampling-request",
-    params: { messages: samplingView.messages, maxTokens: 100 },
+    params: { messages: samplingMessages, maxTokens: 100 },
     ...(view !== undefined ? { view } : {}),
   },
 });
@@ -834,7 +871,7 @@ async function play(): Promise<void> {
             role: "assistant",
             model: "llama3.2",
             stopReason: "endTurn",
-            content: { type: "text", text: "A small teal square, and a very short silence." },
+            blocks: [{ type: "text", text: "A small teal square, and a very short silence." }],
           },
         }),
       );

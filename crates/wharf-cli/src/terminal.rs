@@ -16,7 +16,7 @@ use wharf_core::broker::UserAgent;
 use wharf_core::display_text::{lines, one_line};
 use wharf_core::elicitation::UrlPhase;
 use wharf_core::question::form::{Choice, FieldKind, FormField};
-use wharf_core::question::sampling::ReplyEdit;
+use wharf_core::question::sampling::{ReplyEdit, SamplingBlock};
 use wharf_core::question::url::UrlReview;
 use wharf_core::question::{
     AnswerContent, InputAnswer, InputKind, InputRequest, InputView, SentAnswer,
@@ -300,9 +300,8 @@ fn ask_sampling(tty: &mut Tty, view: &SamplingView) -> std::io::Result<InputAnsw
                 tty.quote(system)?;
             }
             for message in &view.messages {
-                let role = message.get("role").and_then(Value::as_str).unwrap_or("?");
-                writeln!(tty.out, "  {}:", label(role))?;
-                tty.quote(&content_text(message.get("content")))?;
+                writeln!(tty.out, "  {}:", label(&message.role))?;
+                tty.quote(&content_text(&message.blocks))?;
             }
             if !view.tools.is_empty() {
                 let tools: Vec<String> = view.tools.iter().map(|t| label(t)).collect();
@@ -324,7 +323,7 @@ fn ask_sampling(tty: &mut Tty, view: &SamplingView) -> std::io::Result<InputAnsw
             tty.choice("send it to the model? [a]ccept, [d]ecline or [c]ancel: ")
         }
         SamplingStage::Reply => {
-            let reply = view.reply.as_ref().and_then(|r| r.get("content"));
+            let reply = view.reply.as_ref().map_or(&[][..], |r| &r.blocks[..]);
             writeln!(tty.out, "  the model answered:")?;
             tty.quote(&content_text(reply))?;
             loop {
@@ -350,22 +349,17 @@ fn ask_sampling(tty: &mut Tty, view: &SamplingView) -> std::io::Result<InputAnsw
 }
 
 /// A message's content in one line: its text, other blocks by kind.
-fn content_text(content: Option<&Value>) -> String {
-    let blocks = match content {
-        Some(Value::Array(blocks)) => blocks.iter().collect(),
-        Some(block) => vec![block],
-        None => Vec::new(),
-    };
+fn content_text(blocks: &[SamplingBlock]) -> String {
     blocks
         .iter()
-        .map(|b| match b.get("type").and_then(Value::as_str) {
-            Some("text") => b
-                .get("text")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string(),
-            Some(kind) => format!("[{kind}]"),
-            None => "[?]".to_string(),
+        .map(|b| match b {
+            SamplingBlock::Text { text } => text.clone(),
+            SamplingBlock::Image { .. } => "[image]".into(),
+            SamplingBlock::Audio { .. } => "[audio]".into(),
+            SamplingBlock::ToolUse { .. } => "[tool_use]".into(),
+            SamplingBlock::ToolResult { .. } => "[tool_result]".into(),
+            SamplingBlock::Other { kind, .. } if kind.is_empty() => "[?]".into(),
+            SamplingBlock::Other { kind, .. } => format!("[{kind}]"),
         })
         .collect::<Vec<_>>()
         .join(" ")

@@ -220,3 +220,65 @@ fn a_line_written_just_before_readiness_is_in_the_printed_tail() {
         );
     }
 }
+
+/// A result as a later protocol might write it: a field, a block type and a block field Wharf does not know.
+fn future_result() -> Value {
+    json!({
+        "isError": false,
+        "content": [
+            {"text": "from the future", "type": "text", "x-weight": 3},
+            {"type": "hologram", "frames": [1, 2, 3]}
+        ],
+        "futureField": {"nested": true},
+        "resultType": "complete"
+    })
+}
+
+#[test]
+fn a_result_wharf_cannot_fully_read_is_printed_as_the_server_sent_it_and_shown_with_its_unknown_block(
+) {
+    let scratch = Scratch::new(json!({"servers": {"future": bad(&["future"])}}));
+    let out = scratch.run(&["call", "future", "echo", r#"{"message": "hi"}"#]);
+    assert!(out.status.success(), "{}", stderr_text(&out));
+    let printed = stdout_json(&out);
+    let mut expected = future_result();
+    expected["_meta"] = printed["_meta"].clone();
+    assert_eq!(printed, expected);
+    // In the server's order, not in the order of any type's fields.
+    let text = String::from_utf8_lossy(&out.stdout);
+    let at = |key: &str| {
+        text.find(&format!("\"{key}\""))
+            .unwrap_or_else(|| panic!("{key} in {text}"))
+    };
+    assert!(
+        at("isError") < at("content")
+            && at("text") < at("type")
+            && at("futureField") < at("resultType"),
+        "{text}"
+    );
+
+    let mut session = scratch.session();
+    session.send(json!({"id": 1, "cmd": "call", "server": "future", "tool": "echo", "args": {"message": "hi"}}));
+    let reply = session.reply(1);
+    assert_eq!(
+        reply["result"], printed,
+        "the session's call is the CallToolResult as sent"
+    );
+    // The window's view shows what it cannot read as JSON, never drops it.
+    session.send(
+        json!({"id": 2, "cmd": "call_tool", "callId": "w1", "server": "future", "tool": "echo",
+        "args": {"message": "hi"}}),
+    );
+    let view = session.reply(2);
+    let blocks = &view["result"]["blocks"];
+    assert_eq!(
+        blocks[0],
+        json!({"kind": "text", "text": "from the future", "truncated": false})
+    );
+    assert_eq!(blocks[1]["kind"], "other", "{view}");
+    assert_eq!(blocks[1]["label"], "hologram");
+    assert!(
+        blocks[1]["json"].as_str().unwrap().contains("\"frames\""),
+        "{view}"
+    );
+}

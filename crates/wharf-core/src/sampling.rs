@@ -24,7 +24,7 @@ use crate::model::{Completion, Keyring, ModelOpener, ProviderConfig, ProviderErr
 use crate::question::sampling::{PromptEdits, Remember, ReplyEdit};
 pub use crate::question::sampling::{SamplingStage, SamplingView};
 use crate::question::{
-    AnswerAction, AnswerContent, Cause, InputAnswer, InputKind, InputRequest, InputView,
+    self, AnswerAction, AnswerContent, Cause, InputAnswer, InputKind, InputRequest, InputView,
 };
 use choice::choose_model;
 use prefs::{Decision, Limits, Policy, SamplingPrefs};
@@ -322,7 +322,7 @@ async fn ask_user(s: &Sampling<'_>, view: SamplingView) -> InputAnswer {
         .unwrap_or(InputAnswer::Cancel)
 }
 
-/// The user's edits of the prompt: the system prompt, the messages, each when given.
+/// The user's edits of the prompt: the system prompt, the messages, the texts of their text blocks, each when given.
 fn apply_prompt_edits(params: &mut Value, edits: PromptEdits) {
     let Value::Object(params) = params else {
         return;
@@ -332,6 +332,33 @@ fn apply_prompt_edits(params: &mut Value, edits: PromptEdits) {
     }
     if let Some(messages) = edits.messages {
         params.insert("messages".into(), Value::Array(messages));
+    }
+    if let (Some(texts), Some(messages)) = (edits.texts, params.get_mut("messages")) {
+        apply_texts(messages, &texts);
+    }
+}
+
+/// The user's edits of the messages' texts, by position (`texts[message][block]`, as `messages` shows them): each
+/// given text replaces the text of that block when it is a text block; every other block stays as the server sent
+/// it.
+pub fn apply_texts(messages: &mut Value, texts: &[Vec<Option<String>>]) {
+    let Value::Array(messages) = messages else {
+        return;
+    };
+    for (message, texts) in messages.iter_mut().zip(texts) {
+        let Some(content) = message.get_mut("content") else {
+            continue;
+        };
+        let blocks: Vec<&mut Value> = match content {
+            Value::Array(blocks) => blocks.iter_mut().collect(),
+            one => vec![one],
+        };
+        for (block, text) in blocks.into_iter().zip(texts) {
+            let is_text = block.get("type").and_then(Value::as_str) == Some("text");
+            if let (true, Some(text), Value::Object(block)) = (is_text, text, block) {
+                block.insert("text".into(), Value::String(text.clone()));
+            }
+        }
     }
 }
 
@@ -472,17 +499,15 @@ impl<'a> Outcome<'a> {
                 .get("systemPrompt")
                 .and_then(Value::as_str)
                 .map(str::to_string),
-            messages: params
-                .get("messages")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default(),
-            model_preferences: params.get("modelPreferences").cloned(),
+            messages: question::sampling::messages(params.get("messages")),
+            model_preferences: question::sampling::model_preferences(
+                params.get("modelPreferences"),
+            ),
             model: self.model.clone(),
             max_tokens: self.max_tokens,
             tools,
             note,
-            reply,
+            reply: reply.as_ref().map(question::sampling::reply),
         }
     }
 

@@ -12,6 +12,10 @@ export type ThreadMessage = {
  */
 resultView?: ToolResultView, 
 /**
+ * The same result as plain text: its text blocks as they are, every other block named by its type.
+ */
+resultText?: string, 
+/**
  * How a tool call was decided, in words a user knows (worked out again from the kept codes, so calls kept
  * before the words were kept say them too).
  */

@@ -752,12 +752,14 @@ describe("a model's tool call in the thread", () => {
         role: "tool",
         text: "x",
         data: { ...record, result: { content: [{ type: "text", text: "plain words" }], isError: false } },
+        resultText: "plain words",
         createdAt: 1,
       },
     ]);
     await showChat();
     await app.chat.openConversation("c1");
     await flush();
+    // The text the Rust side wrote of the result, not the stored JSON read here.
     expect($('[data-testid="chat-toolcall-result"]').textContent).toBe("plain words");
   });
 });

@@ -5,6 +5,7 @@ import { flushSync, mount, unmount } from "svelte";
 import { get } from "svelte/store";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { PendingInput } from "../bindings/PendingInput";
+import type { SamplingBlock } from "../bindings/SamplingBlock";
 import type { SamplingPreferenceRow } from "../bindings/SamplingPreferenceRow";
 import type { SamplingSettings } from "../bindings/SamplingSettings";
 import type { SamplingView } from "../bindings/SamplingView";
@@ -86,26 +87,51 @@ afterEach(() => {
 const PNG = "iVBORw0KGgo=";
 const WAV = "UklGRiQAAABXQVZF";
 
+/** The request as the server sent it. */
+const sentMessages: JsonValue[] = [
+  { role: "user", content: { type: "text", text: "Resource trigger-sampling-request context: hello" } },
+  {
+    role: "user",
+    content: [
+      { type: "image", data: PNG, mimeType: "image/png" },
+      { type: "audio", data: WAV, mimeType: "audio/wav" },
+      { type: "text", text: "What is in these?" },
+    ],
+  },
+  { role: "assistant", content: [{ type: "tool_use", id: "c1", name: "get_weather", input: { city: "Oslo" } }] },
+  { role: "user", content: [{ type: "tool_result", toolUseId: "c1", content: [{ type: "text", text: "sunny" }] }] },
+];
+
+/** The same request as the Rust side shows it. */
 const promptView: SamplingView = {
   stage: "prompt",
   systemPrompt: "You are a <b>helpful</b> test server.",
   messages: [
-    { role: "user", content: { type: "text", text: "Resource trigger-sampling-request context: hello" } },
+    { role: "user", blocks: [{ type: "text", text: "Resource trigger-sampling-request context: hello" }] },
     {
       role: "user",
-      content: [
-        { type: "image", data: PNG, mimeType: "image/png" },
-        { type: "audio", data: WAV, mimeType: "audio/wav" },
+      blocks: [
+        { type: "image", mimeType: "image/png", url: `data:image/png;base64,${PNG}`, bytes: 8 },
+        { type: "audio", mimeType: "audio/wav", url: `data:audio/wav;base64,${WAV}`, bytes: 12 },
         { type: "text", text: "What is in these?" },
       ],
     },
-    { role: "assistant", content: [{ type: "tool_use", id: "c1", name: "get_weather", input: { city: "Oslo" } }] },
+    {
+      role: "assistant",
+      blocks: [{ type: "tool_use", id: "c1", name: "get_weather", input: '{\n  "city": "Oslo"\n}' }],
+    },
     {
       role: "user",
-      content: [{ type: "tool_result", toolUseId: "c1", content: [{ type: "text", text: "sunny" }] }],
+      blocks: [{ type: "tool_result", toolUseId: "c1", isError: false, content: [{ type: "text", text: "sunny" }] }],
     },
   ],
-  modelPreferences: { hints: [{ name: "claude-3-sonnet" }], costPriority: 0.3, intelligencePriority: 0.8 },
+  modelPreferences: {
+    hints: ["claude-3-sonnet"],
+    priorities: [
+      { name: "cost", value: 0.3 },
+      { name: "intelligence", value: 0.8 },
+    ],
+  },
   model: "fake-large",
   maxTokens: 100,
   tools: ["get_weather"],
@@ -118,17 +144,17 @@ const sampling = (id: number, view: SamplingView = promptView): PendingInput => 
     server: "everything",
     kind: "sampling",
     cause: "calling tool trigger-sampling-request",
-    params: { messages: view.messages, maxTokens: view.maxTokens },
+    params: { messages: sentMessages, maxTokens: view.maxTokens },
     view: { mode: "sampling", ...view },
   },
 });
 
-const replyView = (content: JsonValue): SamplingView => {
+const replyView = (blocks: SamplingBlock[]): SamplingView => {
   const { note: _note, ...rest } = promptView;
   return {
     ...rest,
     stage: "reply",
-    reply: { role: "assistant", model: "fake-large-2", stopReason: "endTurn", content },
+    reply: { role: "assistant", model: "fake-large-2", stopReason: "endTurn", blocks },
   };
 };
 
@@ -198,14 +224,12 @@ describe("SamplingDialog, prompt stage", () => {
     await flush();
     const [id, answer] = mocked.answerInput.mock.lastCall!;
     expect(id).toBe(3);
+    // The texts go back by position, every block's: the Rust side puts them in the server's text blocks.
     expect(answer).toEqual({
       action: "accept",
       content: {
         systemPrompt: "Be brief.",
-        messages: [
-          { role: "user", content: { type: "text", text: "Edited prompt: hello" } },
-          ...promptView.messages.slice(1),
-        ],
+        texts: [["Edited prompt: hello"], [null, null, "What is in these?"], [null], [null]],
         remember: "session",
       },
     });
@@ -257,8 +281,8 @@ describe("SamplingDialog, prompt stage", () => {
 describe("SamplingDialog, reply stage", () => {
   it("shows the reply and the model that answered; its text is sent back only when edited", async () => {
     show(DialogHost, {});
-    app.dialogs.add(sampling(30, replyView({ type: "text", text: "The model's own words." })));
-    app.dialogs.add(sampling(31, replyView({ type: "text", text: "The model's own words." })));
+    app.dialogs.add(sampling(30, replyView([{ type: "text", text: "The model's own words." }])));
+    app.dialogs.add(sampling(31, replyView([{ type: "text", text: "The model's own words." }])));
     flushSync();
     expect($('[data-testid="sampling-stage"]').dataset["stage"]).toBe("reply");
     expect($('[data-testid="sampling-reply-model"]').textContent).toBe("fake-large-2");
@@ -280,9 +304,9 @@ describe("SamplingDialog, reply stage", () => {
 
   it("shows tool use in a reply read-only, with its name and input; Reject and Escape send nothing back", async () => {
     show(DialogHost, {});
-    const content = [
+    const content: SamplingBlock[] = [
       { type: "text", text: "Let me check." },
-      { type: "tool_use", id: "c2", name: "get_weather", input: { city: "Paris" } },
+      { type: "tool_use", id: "c2", name: "get_weather", input: '{\n  "city": "Paris"\n}' },
     ];
     app.dialogs.add(sampling(40, replyView(content)));
     app.dialogs.add(sampling(41, replyView(content)));

@@ -184,7 +184,9 @@ mod tests {
             max_tokens: 10,
             tools: Vec::new(),
             note: None,
-            reply: Some(json!({"content": {"type": "text", "text": "model"}})),
+            reply: Some(crate::question::sampling::reply(
+                &json!({"content": {"type": "text", "text": "model"}}),
+            )),
         }))
     }
 
@@ -222,21 +224,27 @@ mod tests {
     #[test]
     fn a_sampling_answer_edits_the_prompt_or_the_reply_by_the_stage_shown() {
         let prompt = carried(
-            accept(json!({"systemPrompt": "s", "messages": [{"role": "user"}], "remember": "always", "maxTokens": 9}))
-                .read(InputKind::Sampling, None),
+            accept(
+                json!({"systemPrompt": "s", "messages": [{"role": "user"}], "texts": [["t", null]],
+                          "remember": "always", "maxTokens": 9}),
+            )
+            .read(InputKind::Sampling, None),
         );
         assert_eq!(
             prompt,
             Some(AnswerContent::SamplingPrompt(PromptEdits {
                 system_prompt: Some("s".into()),
                 messages: Some(vec![json!({"role": "user"})]),
+                texts: Some(vec![vec![Some("t".into()), None]]),
                 remember: Some(Remember::Always),
             }))
         );
         // Parts of the wrong type are no edit: the prompt stays as the server wrote it.
         let malformed = carried(
-            accept(json!({"systemPrompt": 3, "messages": "x", "remember": "forever"}))
-                .read(InputKind::Sampling, None),
+            accept(
+                json!({"systemPrompt": 3, "messages": "x", "texts": [[1]], "remember": "forever"}),
+            )
+            .read(InputKind::Sampling, None),
         );
         assert_eq!(
             malformed,

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::tool_result::{tool_result_view, ToolResultView};
 use crate::conversations::{MessageData, StoredMessage};
+use crate::protocol::{ContentBlock, ToolResult};
 
 /// One message of the thread.
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
@@ -20,6 +21,10 @@ pub struct ThreadMessage {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub result_view: Option<ToolResultView>,
+    /// The same result as plain text: its text blocks as they are, every other block named by its type.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub result_text: Option<String>,
     /// How a tool call was decided, in words a user knows (worked out again from the kept codes, so calls kept
     /// before the words were kept say them too).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -45,17 +50,39 @@ pub fn thread_messages(messages: Vec<StoredMessage>) -> Vec<ThreadMessage> {
             ThreadMessage {
                 message,
                 result_view: result.as_ref().map(tool_result_view),
+                result_text: result.as_ref().map(result_text),
                 decided,
             }
         })
         .collect()
 }
 
+/// A result's content as text: text blocks as they are, anything else as `[its type, its media type]`.
+fn result_text(result: &ToolResult) -> String {
+    let named = |kind: &str, mime_type: Option<&String>| match mime_type {
+        Some(mime_type) => format!("[{kind}, {mime_type}]"),
+        None => format!("[{kind}]"),
+    };
+    result
+        .content
+        .iter()
+        .map(|block| match block {
+            ContentBlock::Text { text, .. } => text.clone(),
+            ContentBlock::Image(image) => named("image", image.mime_type.as_ref()),
+            ContentBlock::Audio(audio) => named("audio", audio.mime_type.as_ref()),
+            ContentBlock::Resource { .. } => named("resource", None),
+            ContentBlock::ResourceLink(link) => named("resource_link", link.mime_type.as_ref()),
+            ContentBlock::Unknown(block) if block.kind.is_empty() => named("content", None),
+            ContentBlock::Unknown(block) => named(&block.kind, None),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::conversations::Role;
-    use crate::protocol::ToolResult;
     use crate::view::content::MessageBlock;
     use serde_json::json;
 
@@ -95,7 +122,11 @@ mod tests {
             matches!(view.blocks[2], MessageBlock::ResourceLink { .. }),
             "{view:?}"
         );
-        // The message goes to the window with its call tagged as one, and the view beside it.
+        // The message goes to the window as it is kept, with the view beside it.
+        assert_eq!(
+            shaped[1].result_text.as_deref(),
+            Some("a picture\n[image, image/png]\n[resource_link]")
+        );
         let wire = serde_json::to_value(&shaped[1]).expect("JSON");
         let mut tagged = json!({"kind": "tool_call"});
         tagged

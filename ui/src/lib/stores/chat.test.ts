@@ -8,7 +8,6 @@ import * as api from "../api";
 import {
   createChat,
   questionConversation,
-  resultTexts,
   threadItems,
   threadTurn,
   turnIn,
@@ -403,7 +402,7 @@ describe("the thread", () => {
     const items = threadItems([
       message(1, "user", "hi", { kind: "user", tools: [["fs", "list"]], attachments: [chip], sent: "hi\n\na" }),
       message(2, "assistant", "", { kind: "reply", toolCalls: [] }),
-      message(3, "tool", "a.txt", record),
+      { ...message(3, "tool", "a.txt", record), resultText: "a.txt\n[image, image/png]" },
       message(4, "notice", "cut"),
       // A call kept by a newer Wharf, in a shape this one cannot read: its text, as a notice.
       message(5, "tool", "b.txt", { kind: "unknown", stored: { id: "call_2" } }),
@@ -413,7 +412,7 @@ describe("the thread", () => {
     expect(items[0]?.kind === "user" && items[0].chips).toEqual([chip]);
     expect(items[4]?.kind === "user" && items[4].chips).toEqual([]);
     const tool = items[1];
-    expect(tool?.kind === "tool" && resultTexts(tool.record)).toEqual(["a.txt", "[image, image/png]"]);
+    expect(tool?.kind === "tool" && tool.text).toBe("a.txt\n[image, image/png]");
     expect(items[3]?.kind === "notice" && items[3].text).toBe("b.txt");
   });
 

@@ -72,7 +72,15 @@ export interface ChatState {
 export type ThreadItem =
   | { kind: "user"; id: number; text: string; chips: AttachedChip[] }
   | { kind: "assistant"; id: number; text: string }
-  | { kind: "tool"; id: number; record: ToolCallRecord; view: ToolResultView | null; decided: string }
+  | {
+      kind: "tool";
+      id: number;
+      record: ToolCallRecord;
+      view: ToolResultView | null;
+      /** The result as plain text (its text blocks, the other blocks named), as the Rust side wrote it. */
+      text: string;
+      decided: string;
+    }
   | { kind: "notice"; id: number; text: string; leftOut: ToolsLeftOut[] };
 
 /** The running turn of the thread shown: the open conversation's, or the one its first message started. */
@@ -107,7 +115,14 @@ export function threadItems(messages: ThreadMessage[]): ThreadItem[] {
         break;
       case "tool":
         if (data?.kind === "tool_call")
-          items.push({ kind: "tool", id: m.id, record: data, view: m.resultView ?? null, decided: m.decided ?? "" });
+          items.push({
+            kind: "tool",
+            id: m.id,
+            record: data,
+            view: m.resultView ?? null,
+            text: m.resultText ?? "",
+            decided: m.decided ?? "",
+          });
         else items.push({ kind: "notice", id: m.id, text: m.text, leftOut: [] });
         break;
       case "notice":
@@ -148,19 +163,6 @@ export function questionConversation(input: PendingInput): string | null {
     if (typeof conversation === "string") return conversation;
   }
   return null;
-}
-
-/** The text of a call's result: text blocks as they are, anything else named by its type. */
-export function resultTexts(record: ToolCallRecord): string[] {
-  return record.result.content.map((block) => {
-    if (typeof block === "object" && block !== null) {
-      const b = block as Record<string, unknown>;
-      if (b["type"] === "text" && typeof b["text"] === "string") return b["text"];
-      const mime = typeof b["mimeType"] === "string" ? `, ${b["mimeType"]}` : "";
-      return `[${String(b["type"] ?? "content")}${mime}]`;
-    }
-    return String(block);
-  });
 }
 
 export interface ChatStore extends Readable<ChatState> {
