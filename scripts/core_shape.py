@@ -27,9 +27,26 @@ OPEN_BY_NATURE = (
     "raw_message",
     "schema.rs",
     "config/jsonc",
-    "elicitation/schema",
     "chat/vet",
     "display_text",
+    # The boundary itself: a server's JSON read into Wharf's protocol types, and given back as sent to be printed.
+    "protocol",
+    # Elicitation keeps the server's params raw (rmcp drops schema keywords): the requested schema and the answers
+    # shaped by it.
+    "elicitation",
+    # Masks secrets wherever they are, in any JSON it is given.
+    "redact.rs",
+    # A tool's input schema, and the arguments checked against it.
+    "workspace/paths",
+    "view/tool_form.rs",
+    "chat/approve.rs",
+    # The JSONC editor's value to set.
+    "config/edit",
+    # `${input:ID}` references, found in any string of the configuration document, whatever its shape.
+    "config/inputs",
+    "secrets.rs",
+    # A session line's arguments, before they are read into the command's typed arguments.
+    "facade/command.rs",
 )
 
 # The model layer: the one place allowed to name a provider kind.

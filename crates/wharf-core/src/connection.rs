@@ -5,6 +5,7 @@
 //! No rmcp type appears in its public API.
 
 mod catalog;
+mod error;
 mod handler;
 mod http;
 mod identity;
@@ -34,6 +35,7 @@ use crate::process::{ServerProcess, StderrTail};
 use crate::protocol::{ServerCapabilities, ServerInfo, ToolAnnotations};
 use crate::roots::RootsAccess;
 use crate::workspace::SharedWorkspace;
+pub use error::{ProtocolError, Refusal, LOG_LEVELS};
 use handler::WharfHandler;
 pub use progress::ProgressRouter;
 pub(crate) use stdio::transport::DEFAULT_MAX_MESSAGE_BYTES;
@@ -42,8 +44,9 @@ pub(crate) use stdio::transport::DEFAULT_MAX_MESSAGE_BYTES;
 pub enum ConnectionError {
     #[error("{0}")]
     Config(String),
+    /// The server's command could not be started (not found, not executable).
     #[error("{0}")]
-    Spawn(String),
+    Spawn(Arc<crate::process::SpawnError>),
     #[error("cannot connect: {0}")]
     Connect(String),
     #[error("the server closed the connection{}", detail(.0))]
@@ -59,11 +62,11 @@ pub enum ConnectionError {
     #[error("cancelled")]
     Cancelled,
     #[error("{0}")]
-    Protocol(String),
+    Protocol(#[from] ProtocolError),
     #[error("unknown server \"{0}\" (not in the configuration)")]
     UnknownServer(String),
     #[error("refused: {0}")]
-    Refused(String),
+    Refused(#[from] Refusal),
     /// Path arguments that may not be sent, each naming its argument so a front end can show the reason there.
     #[error("refused: {}{}", path_reasons(.paths), if *.declined { " (you chose not to send it)" } else { "" })]
     PathsRefused {
@@ -454,10 +457,10 @@ impl Connection {
             ServiceError::TransportClosed | ServiceError::TransportSend(_) => self.closed_error(),
             ServiceError::Timeout { timeout } => ConnectionError::Timeout(timeout),
             ServiceError::Cancelled { .. } => ConnectionError::Cancelled,
-            ServiceError::InputRequiredRoundsExceeded { max_rounds } => ConnectionError::Protocol(
-                format!("the server kept asking for input: gave up after {max_rounds} rounds"),
-            ),
-            other => ConnectionError::Protocol(other.to_string()),
+            ServiceError::InputRequiredRoundsExceeded { max_rounds } => {
+                ProtocolError::InputRoundsExceeded { max_rounds }.into()
+            }
+            other => ProtocolError::Sdk(other.to_string()).into(),
         }
     }
 

@@ -19,7 +19,7 @@ use rmcp::model::{
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{CallOptions, Connection, ConnectionError};
+use super::{CallOptions, Connection, ConnectionError, ProtocolError, LOG_LEVELS};
 use crate::events::{HostEvent, NoticeCode};
 use crate::protocol::{
     CompletionReference, CompletionResult, Listed, Prompt, Resource, ResourceTemplate,
@@ -146,7 +146,11 @@ impl Connection {
         let method = request.method().to_string();
         let result: ServerResult = self.request(request, options).await?;
         serde_json::to_value(result).map_err(|e| {
-            ConnectionError::Protocol(format!("cannot read the answer to {method}: {e}"))
+            ProtocolError::Unreadable {
+                method,
+                reason: e.to_string(),
+            }
+            .into()
         })
     }
 
@@ -193,10 +197,10 @@ impl Connection {
         let mut cursor: Option<String> = None;
         let mut pager = Pager::default();
         let unbounded = |why: String| {
-            ConnectionError::Protocol(format!(
-                "{} tools/list: stopped reading the tool list ({why}); Wharf does not use a partial tool list",
-                self.server
-            ))
+            ConnectionError::from(ProtocolError::ToolListBounded {
+                server: self.server.clone(),
+                why,
+            })
         };
         loop {
             let params = PaginatedRequestParams::default().with_cursor(cursor.take());
@@ -204,10 +208,10 @@ impl Connection {
             let page = match self.request(request, &options).await? {
                 ServerResult::ListToolsResult(page) => page,
                 _ => {
-                    return Err(ConnectionError::Protocol(format!(
-                        "{} tools/list: the answer is not a list of tools",
-                        self.server
-                    )))
+                    return Err(ProtocolError::NotAToolList {
+                        server: self.server.clone(),
+                    }
+                    .into())
                 }
             };
             pager.take(&page.tools).map_err(unbounded)?;
@@ -305,10 +309,11 @@ impl Connection {
 
     async fn resubscribe(&self, uri: &str, on: bool) -> Result<(), ConnectionError> {
         if !self.identity.capabilities.subscribes() {
-            return Err(ConnectionError::Protocol(format!(
-                "{} does not offer resource subscriptions",
-                self.server
-            )));
+            return Err(ProtocolError::NotOffered {
+                server: self.server.clone(),
+                what: "resource subscriptions",
+            }
+            .into());
         }
         if self.identity.era == crate::era::Era::Legacy {
             let request = if on {
@@ -324,9 +329,7 @@ impl Connection {
         }
         let uris: Vec<String> = {
             let Ok(mut set) = self.subscriptions.lock() else {
-                return Err(ConnectionError::Protocol(
-                    "subscriptions unavailable".into(),
-                ));
+                return Err(ProtocolError::SubscriptionsUnavailable.into());
             };
             if on {
                 set.insert(uri.to_string());
@@ -350,10 +353,11 @@ impl Connection {
             )
             .await;
             if !matches!(waited, Ok(Ok(_))) {
-                return Err(ConnectionError::Protocol(format!(
-                    "{} did not acknowledge the subscription to {uri}",
-                    self.server
-                )));
+                return Err(ProtocolError::NotAcknowledged {
+                    server: self.server.clone(),
+                    uri: uri.to_string(),
+                }
+                .into());
             }
         }
         Ok(())
@@ -370,31 +374,22 @@ impl Connection {
     /// The log messages the user wants from this server, from `level` up (RFC 5424 names): `logging/setLevel` on
     /// the handshake era; on 2026-07-28 (which removed it) every request carries the level in its `_meta`.
     pub async fn set_log_level(&self, level: &str) -> Result<(), ConnectionError> {
-        const LEVELS: [&str; 8] = [
-            "debug",
-            "info",
-            "notice",
-            "warning",
-            "error",
-            "critical",
-            "alert",
-            "emergency",
-        ];
-        if !LEVELS.contains(&level) {
-            return Err(ConnectionError::Protocol(format!(
-                "{level:?} is not a log level ({})",
-                LEVELS.join(", ")
-            )));
+        if !LOG_LEVELS.contains(&level) {
+            return Err(ProtocolError::NotALogLevel {
+                level: level.to_string(),
+            }
+            .into());
         }
         if self.identity.era == crate::era::Era::Legacy {
             if self.identity.capabilities.logging.is_none() {
-                return Err(ConnectionError::Protocol(format!(
-                    "{} does not offer logging",
-                    self.server
-                )));
+                return Err(ProtocolError::NotOffered {
+                    server: self.server.clone(),
+                    what: "logging",
+                }
+                .into());
             }
             let wire: LoggingLevel = serde_json::from_value(Value::String(level.to_string()))
-                .map_err(|e| ConnectionError::Protocol(format!("{level:?}: {e}")))?;
+                .map_err(|e| ProtocolError::Sdk(format!("{level:?}: {e}")))?;
             let request = ClientRequest::SetLevelRequest(SetLevelRequest::new(
                 SetLevelRequestParams::new(wire),
             ));

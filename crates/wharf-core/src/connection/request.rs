@@ -12,7 +12,9 @@ use rmcp::model::{
 use rmcp::service::PeerRequestOptions;
 use serde_json::Value;
 
-use super::{CallOptions, Connection, ConnectionError, DEFAULT_MAX_MRTR_ROUNDS};
+use super::{
+    CallOptions, Connection, ConnectionError, ProtocolError, Refusal, DEFAULT_MAX_MRTR_ROUNDS,
+};
 use crate::config::PathArgumentPolicy;
 use crate::elicitation::{self, ElicitReply};
 use crate::protocol::{PromptResult, ResourceRead, ToolResult};
@@ -135,10 +137,11 @@ impl Connection {
                 }
             }
         }
-        Err(ConnectionError::Protocol(format!(
-            "the server kept asking for more input: gave up after {max_rounds} rounds of {}",
-            cause.text
-        )))
+        Err(ProtocolError::RoundsExceeded {
+            max_rounds,
+            what: cause.text.clone(),
+        }
+        .into())
     }
 
     /// Sends one request and awaits its result while forwarding its progress. Silence longer than the timeout (reset
@@ -239,19 +242,25 @@ impl Connection {
             match elicitation::elicit(e.clone()).await {
                 Ok(ElicitReply::Accept(_)) => {
                     if !elicitation::wait_until_finished(e).await {
-                        return Err(ConnectionError::Refused(format!(
-                            "{message}: you did not finish in the browser"
-                        )));
+                        return Err(Refusal::UrlNotFinished {
+                            message: message.to_string(),
+                        }
+                        .into());
                     }
                 }
                 Ok(reply) => {
-                    return Err(ConnectionError::Refused(format!(
-                        "{message}: the page it needs was not opened ({})",
-                        reply.action()
-                    )))
+                    return Err(Refusal::UrlNotOpened {
+                        message: message.to_string(),
+                        action: reply.action(),
+                    }
+                    .into())
                 }
                 Err(refusal) => {
-                    return Err(ConnectionError::Refused(format!("{message}: {refusal}")))
+                    return Err(Refusal::UrlRefused {
+                        message: message.to_string(),
+                        refusal,
+                    }
+                    .into())
                 }
             }
         }
@@ -279,22 +288,17 @@ fn input_required_in(e: ConnectionError) -> Result<Value, ConnectionError> {
 
 impl Round {
     fn of(result: ServerResult) -> Result<Round, ConnectionError> {
-        let value =
-            serde_json::to_value(result).map_err(|e| ConnectionError::Protocol(e.to_string()))?;
+        let value = serde_json::to_value(result).map_err(|e| ProtocolError::Sdk(e.to_string()))?;
         if !value.is_object() {
             // A result is an object in every MCP method Wharf sends; `null` or a bare value would reach the caller
             // as a result without content.
-            let text: String = value.to_string().chars().take(80).collect();
-            return Err(ConnectionError::Protocol(format!(
-                "the server's result is not an object: {text}"
-            )));
+            let shown: String = value.to_string().chars().take(80).collect();
+            return Err(ProtocolError::NotAnObject { shown }.into());
         }
         match value.get("resultType").and_then(Value::as_str) {
             None | Some("complete") => Ok(Round::Complete(value)),
             Some("input_required") => Ok(Round::InputRequired(value)),
-            Some(other) => Err(ConnectionError::Protocol(format!(
-                "the server answered with an unknown resultType \"{other}\""
-            ))),
+            Some(other) => Err(ProtocolError::UnknownResultType(other.to_string()).into()),
         }
     }
 }

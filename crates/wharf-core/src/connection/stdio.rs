@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::ClientServiceExt;
@@ -14,6 +15,7 @@ use super::{
 use crate::config::ServerDef;
 use crate::era::Era;
 use crate::events::{EventSink, HostEvent};
+use crate::process::SpawnError;
 use transport::{ProbeOutcome, StdioTransport};
 
 pub(super) async fn connect(
@@ -28,7 +30,7 @@ pub(super) async fn connect(
     let program = find_command(ctx, command, env).await?;
     let spawned = crate::process::spawn_off_thread(&program, args, env, cwd)
         .await
-        .map_err(|e| ConnectionError::Spawn(e.to_string()))?;
+        .map_err(|e| ConnectionError::Spawn(Arc::new(e)))?;
     let mut process = spawned.process;
     let stderr = process.stderr.clone();
     let mut transport = StdioTransport::new(
@@ -127,7 +129,7 @@ async fn find_command(
     let home = std::env::var_os("HOME").map(PathBuf::from);
     search
         .find(command, home.as_deref())
-        .map_err(|e| ConnectionError::Spawn(e.to_string()))
+        .map_err(|e| ConnectionError::Spawn(Arc::new(SpawnError::NotFound(Box::new(e)))))
 }
 
 /// How often at most the UI hears that a server's stderr grew: a chatty server must not flood it.

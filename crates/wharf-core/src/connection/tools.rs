@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use rmcp::model::JsonObject;
 
-use super::{Connection, ConnectionError, ToolInfo};
+use super::{Connection, ConnectionError, Refusal, ToolInfo};
 use crate::config::{PathArgumentPolicy, ServerDef, TransportDef};
 use crate::events::HostEvent;
 use crate::question::{InputAnswer, InputKind, InputRequest};
@@ -108,11 +108,11 @@ impl Connection {
             tools = Arc::new(self.list_tools().await?);
         }
         let Some(info) = tools.iter().find(|t| t.name == tool) else {
-            return Err(ConnectionError::Refused(format!(
-                "{} lists no tool named {tool:?} (its tool list was read again), so its arguments cannot be \
-                 checked and the call was not sent",
-                self.server
-            )));
+            return Err(Refusal::ToolNotListed {
+                server: self.server.clone(),
+                tool: tool.to_string(),
+            }
+            .into());
         };
         let params = self.path_params(&tools, info);
         if params.is_empty() {

@@ -153,8 +153,15 @@ mod tests {
                 },
             ]
         );
-        assert!(ConnectionError::Refused("sampling".into())
-            .field_errors()
-            .is_empty());
+        let sampling = ConnectionError::from(crate::connection::Refusal::Sampling {
+            cause: "calling tool t".into(),
+            reason: "the user declined".into(),
+        });
+        assert!(sampling.field_errors().is_empty());
+        assert_eq!(sampling.code(), ErrorCode::Refused);
+        assert_eq!(
+            sampling.to_string(),
+            "refused: sampling for calling tool t: the user declined"
+        );
     }
 }

@@ -239,7 +239,7 @@ fn base64_bytes(data: &str) -> u64 {
 }
 
 /// One block, whatever the server sent: what is not a block the dialog knows is shown as its JSON.
-pub fn block(json: &Value) -> SamplingBlock {
+fn block(json: &Value) -> SamplingBlock {
     let kind = json.get("type").and_then(Value::as_str).unwrap_or_default();
     match kind {
         "text" => SamplingBlock::Text {
@@ -285,7 +285,7 @@ pub fn block(json: &Value) -> SamplingBlock {
 }
 
 /// A message's or a reply's `content`: one block or a list of them.
-pub fn blocks(content: Option<&Value>) -> Vec<SamplingBlock> {
+fn blocks(content: Option<&Value>) -> Vec<SamplingBlock> {
     match content {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(items)) => items.iter().map(block).collect(),
@@ -294,7 +294,7 @@ pub fn blocks(content: Option<&Value>) -> Vec<SamplingBlock> {
 }
 
 /// The request's `messages`; a message that is not an object is one block of its own.
-pub fn messages(messages: Option<&Value>) -> Vec<SamplingMessage> {
+pub(crate) fn messages(messages: Option<&Value>) -> Vec<SamplingMessage> {
     let items = match messages {
         Some(Value::Array(items)) => items.as_slice(),
         _ => &[],
@@ -315,7 +315,7 @@ pub fn messages(messages: Option<&Value>) -> Vec<SamplingMessage> {
 }
 
 /// The request's `modelPreferences`: none when it names no model and gives no priority.
-pub fn model_preferences(preferences: Option<&Value>) -> Option<ModelPreferences> {
+pub(crate) fn model_preferences(preferences: Option<&Value>) -> Option<ModelPreferences> {
     let preferences = preferences.filter(|p| p.is_object())?;
     let hints: Vec<String> = match preferences.get("hints") {
         Some(Value::Array(hints)) => hints.iter().filter_map(|h| text(h, "name")).collect(),
@@ -341,7 +341,7 @@ pub fn model_preferences(preferences: Option<&Value>) -> Option<ModelPreferences
 }
 
 /// The provider's `CreateMessageResult`.
-pub fn reply(reply: &Value) -> SamplingReply {
+pub(crate) fn reply(reply: &Value) -> SamplingReply {
     SamplingReply {
         model: text(reply, "model"),
         stop_reason: text(reply, "stopReason"),

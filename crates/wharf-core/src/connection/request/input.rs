@@ -5,7 +5,7 @@
 use rmcp::model::InputResponses;
 use serde_json::{Map, Value};
 
-use super::super::{Connection, ConnectionError, MAX_REQUEST_STATE_BYTES};
+use super::super::{Connection, ConnectionError, ProtocolError, Refusal, MAX_REQUEST_STATE_BYTES};
 use crate::elicitation::ElicitReply;
 use crate::events::{HostEvent, NoticeCode};
 use crate::question::{Cause, InputKind};
@@ -16,9 +16,7 @@ use crate::serve::{Asking, NotServed, ServerAsk};
 pub const MAX_INPUT_REQUESTS: usize = 32;
 
 fn malformed(why: impl std::fmt::Display) -> ConnectionError {
-    ConnectionError::Protocol(format!(
-        "the server asked for input, but its InputRequiredResult is malformed: {why}"
-    ))
+    ProtocolError::MalformedInputRequired(why.to_string()).into()
 }
 
 /// The `requestState` to echo and the input requests of an `InputRequiredResult`, or why it is malformed or over
@@ -34,10 +32,7 @@ pub(super) fn read_input(
     };
     if let Some(state) = &state {
         if state.len() > MAX_REQUEST_STATE_BYTES {
-            return Err(ConnectionError::Protocol(format!(
-                "the server's requestState is {} bytes, over Wharf's limit of {MAX_REQUEST_STATE_BYTES}",
-                state.len()
-            )));
+            return Err(ProtocolError::RequestStateTooLarge { bytes: state.len() }.into());
         }
     }
     let requests = match input.get("inputRequests") {
@@ -49,10 +44,11 @@ pub(super) fn read_input(
         return Err(malformed("it has neither inputRequests nor requestState"));
     }
     if requests.len() > MAX_INPUT_REQUESTS {
-        return Err(ConnectionError::Protocol(format!(
-            "the server asked for {} inputs in one round, over Wharf's limit of {MAX_INPUT_REQUESTS}",
-            requests.len()
-        )));
+        return Err(ProtocolError::TooManyInputRequests {
+            count: requests.len(),
+            limit: MAX_INPUT_REQUESTS,
+        }
+        .into());
     }
     Ok((state, requests))
 }
@@ -118,13 +114,12 @@ impl Connection {
                 );
                 Ok(ElicitReply::Cancel.to_json())
             }
-            Err(NotServed::Sampling(e)) => Err(ConnectionError::Refused(format!(
-                "sampling for {}: {e}",
-                cause.text
-            ))),
-            Err(other) => Err(ConnectionError::Protocol(format!(
-                "the server asked for input Wharf does not offer: {other}"
-            ))),
+            Err(NotServed::Sampling(e)) => Err(Refusal::Sampling {
+                cause: cause.text.clone(),
+                reason: e.to_string(),
+            }
+            .into()),
+            Err(other) => Err(ProtocolError::InputNotOffered(other).into()),
         }
     }
 

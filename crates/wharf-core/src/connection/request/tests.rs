@@ -5,7 +5,7 @@ use rmcp::model::ServerResult;
 use serde_json::json;
 
 use super::Round;
-use crate::connection::ConnectionError;
+use crate::connection::{ConnectionError, ProtocolError};
 
 fn round(result: serde_json::Value) -> Result<Round, ConnectionError> {
     Round::of(serde_json::from_value::<ServerResult>(result).unwrap())
@@ -13,7 +13,7 @@ fn round(result: serde_json::Value) -> Result<Round, ConnectionError> {
 
 fn protocol_error(result: serde_json::Value) -> String {
     match round(result) {
-        Err(ConnectionError::Protocol(message)) => message,
+        Err(ConnectionError::Protocol(error)) => error.to_string(),
         Err(other) => panic!("expected a protocol error, got {other:?}"),
         Ok(_) => panic!("expected a protocol error, got a round"),
     }
@@ -27,8 +27,11 @@ fn a_null_result_is_a_protocol_error_not_an_empty_result() {
 
 fn malformed(input: serde_json::Value) -> String {
     match super::input::read_input(&input) {
-        Err(ConnectionError::Protocol(message)) => message,
-        other => panic!("expected a protocol error, got {other:?}"),
+        Err(ConnectionError::Protocol(error @ ProtocolError::MalformedInputRequired(_)))
+        | Err(ConnectionError::Protocol(error @ ProtocolError::TooManyInputRequests { .. })) => {
+            error.to_string()
+        }
+        other => panic!("expected a malformed input request, got {other:?}"),
     }
 }
 

@@ -94,7 +94,7 @@ impl StdioTransport {
 
     /// Sends `server/discover` and classifies the answer, waiting at most `timeout` (our own: a slow `npx` start is
     /// given time before silence counts as legacy).
-    pub async fn probe(&mut self, meta: Value, timeout: Duration) -> ProbeOutcome {
+    pub(crate) async fn probe(&mut self, meta: Value, timeout: Duration) -> ProbeOutcome {
         let id = RequestId::String(PROBE_ID.into());
         let request = json!({"jsonrpc": "2.0", "id": PROBE_ID, "method": "server/discover",
                              "params": {"_meta": meta}});
