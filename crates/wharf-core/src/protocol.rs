@@ -19,7 +19,8 @@ mod results;
 mod server;
 
 pub use content::{
-    Annotations, Audience, ContentBlock, Media, ResourceContents, ResourceLink, UnknownContent,
+    base64_size, Annotations, Audience, ContentBlock, Media, ResourceContents, ResourceLink,
+    UnknownContent,
 };
 pub use listing::{Listed, Prompt, PromptArgument, Resource, ResourceTemplate};
 pub use results::{

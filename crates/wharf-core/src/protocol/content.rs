@@ -149,6 +149,20 @@ impl ContentBlock {
     }
 }
 
+/// The size base64 `data` decodes to, counted without decoding it (line breaks some servers put in long payloads
+/// are not counted).
+pub fn base64_size(data: &str) -> u64 {
+    let chars = data.bytes().filter(|b| !b.is_ascii_whitespace()).count();
+    let padding = data
+        .trim_end()
+        .bytes()
+        .rev()
+        .take_while(|b| *b == b'=')
+        .count()
+        .min(2);
+    ((chars * 3 / 4).saturating_sub(padding)) as u64
+}
+
 /// One item of a resource's contents (a read's `contents`, or an embedded resource).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ResourceContents {

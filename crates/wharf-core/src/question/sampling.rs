@@ -231,13 +231,6 @@ fn data_url(mime_type: &str, data: &str, kind: &str) -> Option<String> {
     (is_media_type(mime_type, kind) && base64).then(|| format!("data:{mime_type};base64,{clean}"))
 }
 
-/// The decoded size of base64 data, counted without decoding it.
-fn base64_bytes(data: &str) -> u64 {
-    let clean: Vec<char> = data.chars().filter(|c| !c.is_whitespace()).collect();
-    let padding = clean.iter().rev().take_while(|c| **c == '=').count().min(2);
-    ((clean.len() * 3 / 4).saturating_sub(padding)) as u64
-}
-
 /// One block, whatever the server sent: what is not a block the dialog knows is shown as its JSON.
 fn block(json: &Value) -> SamplingBlock {
     let kind = json.get("type").and_then(Value::as_str).unwrap_or_default();
@@ -249,7 +242,7 @@ fn block(json: &Value) -> SamplingBlock {
             let mime_type = text(json, "mimeType").unwrap_or_default();
             let data = text(json, "data").unwrap_or_default();
             let url = data_url(&mime_type, &data, kind);
-            let bytes = base64_bytes(&data);
+            let bytes = crate::protocol::base64_size(&data);
             if kind == "image" {
                 SamplingBlock::Image {
                     mime_type,

@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::protocol::{
-    ContentBlock, Media, PromptResult, ResourceContents, ResourceRead, UnknownContent,
+    base64_size, ContentBlock, Media, PromptResult, ResourceContents, ResourceRead, UnknownContent,
 };
 
 /// The most text sent to the webview for one read resource, prompt or tool result (all its text items together).
@@ -196,19 +196,6 @@ pub fn decode(data: &str) -> Option<Vec<u8>> {
         .ok()
 }
 
-/// The size of base64 data without decoding it (for blobs that are never decoded here).
-fn approx_len(data: &str) -> u64 {
-    let chars = data.bytes().filter(|b| !b.is_ascii_whitespace()).count();
-    let padding = data
-        .trim_end()
-        .bytes()
-        .rev()
-        .take_while(|b| *b == b'=')
-        .count()
-        .min(2);
-    ((chars * 3 / 4).saturating_sub(padding)) as u64
-}
-
 fn is_image(mime_type: Option<&str>) -> Option<String> {
     let lower = mime_type?.trim().to_ascii_lowercase();
     IMAGE_TYPES.contains(&lower.as_str()).then_some(lower)
@@ -262,7 +249,7 @@ pub fn content_view(item: &ResourceContents, index: usize, budget: &mut Budget) 
             Err(note) => ContentView::Blob {
                 uri,
                 mime_type,
-                bytes: approx_len(blob),
+                bytes: base64_size(blob),
                 index: u32::try_from(index).unwrap_or(u32::MAX),
                 note: (!note.is_empty()).then_some(note),
             },
@@ -357,7 +344,7 @@ fn media(kind: &str, media: &Media, budget: &mut Budget) -> MessageBlock {
     if kind != "image" {
         return MessageBlock::Binary {
             mime_type,
-            bytes: approx_len(data),
+            bytes: base64_size(data),
             note: "audio is not played here".into(),
         };
     }
@@ -369,7 +356,7 @@ fn media(kind: &str, media: &Media, budget: &mut Budget) -> MessageBlock {
         },
         Err(note) => MessageBlock::Binary {
             mime_type,
-            bytes: approx_len(data),
+            bytes: base64_size(data),
             note: if note.is_empty() {
                 "not shown: not an image type the window shows".into()
             } else {

@@ -100,9 +100,10 @@ fn a_data_url_is_made_only_of_what_is_what_it_claims() {
         block(&json!({"type": "image", "data": "<script>", "mimeType": "image/png"})),
         SamplingBlock::Image { url: None, .. }
     ));
-    assert_eq!(base64_bytes("QUJD"), 3);
-    assert_eq!(base64_bytes("QUI="), 2);
-    assert_eq!(base64_bytes(""), 0);
+    assert!(matches!(
+        block(&json!({"type": "audio", "data": "QUI=\n", "mimeType": "audio/wav"})),
+        SamplingBlock::Audio { bytes: 2, .. }
+    ));
 }
 
 #[test]
