@@ -47,6 +47,8 @@ OPEN_BY_NATURE = (
     "secrets.rs",
     # A session line's arguments, before they are read into the command's typed arguments.
     "facade/command.rs",
+    # The label a caller gives a call (a session's request id is any JSON), echoed to the front end unread.
+    "question.rs",
 )
 
 # The model layer: the one place allowed to name a provider kind.

@@ -341,7 +341,7 @@ fn apply_prompt_edits(params: &mut Value, edits: PromptEdits) {
 /// The user's edits of the messages' texts, by position (`texts[message][block]`, as `messages` shows them): each
 /// given text replaces the text of that block when it is a text block; every other block stays as the server sent
 /// it.
-pub fn apply_texts(messages: &mut Value, texts: &[Vec<Option<String>>]) {
+fn apply_texts(messages: &mut Value, texts: &[Vec<Option<String>>]) {
     let Value::Array(messages) = messages else {
         return;
     };
