@@ -59,25 +59,20 @@ fn prompt_edits_replace_only_what_the_user_changed() {
 
 #[test]
 fn edited_texts_go_back_in_their_blocks_and_the_rest_stays_as_sent() {
-    let sent_messages = || {
-        json!([
-            {"role": "user", "content": {"type": "text", "text": "Describe this"}},
-            {"role": "user", "content": [
-                {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
-                {"type": "text", "text": "and this sound"},
-                {"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"}
-            ]},
-            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "weather", "input": {}}]},
-            "not a message"
-        ])
-    };
-    let mut params = json!({"messages": sent_messages()});
+    let picture = json!({"type": "image", "data": "QUJD", "mimeType": "image/png"});
+    let call = json!({"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "w", "input": {}}]});
+    let mut params = json!({"messages": [
+        {"role": "user", "content": {"type": "text", "text": "one block"}},
+        {"role": "user", "content": [picture, {"type": "text", "text": "and a picture"}]},
+        call,
+        "not a message"
+    ]});
+    // By position, every block's: a text given for a block that is not text changes nothing.
     let texts = vec![
-        vec![Some("Describe it briefly".to_string())],
+        vec![Some("one block, edited".to_string())],
         vec![
             Some("not text: kept".into()),
-            Some("and that sound".into()),
-            None,
+            Some("and that picture".into()),
         ],
         vec![Some("a tool call: kept".into())],
     ];
@@ -86,21 +81,14 @@ fn edited_texts_go_back_in_their_blocks_and_the_rest_stays_as_sent() {
         ..PromptEdits::default()
     };
     apply_prompt_edits(&mut params, edits);
-    let sent = &params["messages"];
-    let original = sent_messages();
     assert_eq!(
-        sent[0],
-        json!({"role": "user", "content": {"type": "text", "text": "Describe it briefly"}})
-    );
-    assert_eq!(
-        sent[1]["content"][1],
-        json!({"type": "text", "text": "and that sound"})
-    );
-    assert_eq!(sent[1]["content"][0], original[1]["content"][0]);
-    assert_eq!(sent[1]["content"][2], original[1]["content"][2]);
-    assert_eq!(
-        sent.as_array().unwrap()[2..],
-        original.as_array().unwrap()[2..]
+        params["messages"],
+        json!([
+            {"role": "user", "content": {"type": "text", "text": "one block, edited"}},
+            {"role": "user", "content": [picture, {"type": "text", "text": "and that picture"}]},
+            call,
+            "not a message"
+        ])
     );
 }
 
