@@ -40,13 +40,17 @@ pub fn run(action: ConversationsAction) -> Result<ExitCode, Failure> {
         ConversationsAction::List => {
             output::print_json(&serde_json::to_value(store.list()?)?);
         }
-        ConversationsAction::Show { id } => output::print_json(&store.export_json(&id)?),
+        ConversationsAction::Show { id } => {
+            output::print_json(&serde_json::to_value(store.export_json(&id)?)?)
+        }
         ConversationsAction::Delete { id } => {
             store.delete(&id)?;
             output::print_json(&json!({ "deleted": id }));
         }
         ConversationsAction::Export { id, format } => match format {
-            ExportFormat::Json => output::print_json(&store.export_json(&id)?),
+            ExportFormat::Json => {
+                output::print_json(&serde_json::to_value(store.export_json(&id)?)?)
+            }
             // The document as it is: a terminal-safe copy of the text would not be the user's conversation.
             ExportFormat::Md => print!("{}", store.export_markdown(&id)?),
         },

@@ -12,12 +12,12 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{params, Connection, ErrorCode, OptionalExtension};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 mod export;
 pub mod message;
 mod schema;
 
+pub use export::{ConversationExport, KeptMessage};
 pub use message::MessageData;
 
 /// Who a message is from.
@@ -445,10 +445,10 @@ impl ConversationStore {
         Ok(export::markdown(&summary, &self.messages(conversation)?))
     }
 
-    /// The conversation as JSON: its row and every message as kept.
-    pub fn export_json(&self, conversation: &str) -> Result<Value, ConversationError> {
+    /// The conversation for its JSON export: its row and every message as kept.
+    pub fn export_json(&self, conversation: &str) -> Result<ConversationExport, ConversationError> {
         let summary = self.summary(conversation)?;
-        Ok(export::json(&summary, &self.messages(conversation)?))
+        Ok(export::export(summary, self.messages(conversation)?))
     }
 
     fn conn(&self) -> MutexGuard<'_, Connection> {

@@ -34,6 +34,7 @@ use serde_json::Value;
 pub use api_key::ApiKeyError;
 pub use error::{AskError, ProviderError};
 pub use local::{detect_local, LocalRuntime, KNOWN_RUNTIMES, PROBE_TIMEOUT};
+pub use mcp::SampledMessage;
 pub use message::{ChatRequest, ModelImage, ToolSpec, TurnMessage};
 pub use provider::{ProviderConfig, ProviderConfigError, ProviderKind};
 pub use reply::{Delta, Reply, StopReason, ToolCall, Usage};
@@ -80,7 +81,7 @@ pub trait Model: Send + Sync {
     ) -> Result<Reply, ProviderError>;
 
     /// One completion of a sampling request, answered as a `CreateMessageResult`.
-    async fn complete(&self, request: &Completion<'_>) -> Result<Value, ProviderError>;
+    async fn complete(&self, request: &Completion<'_>) -> Result<SampledMessage, ProviderError>;
 
     /// The ids of the models the provider offers, in its order, as it answers within `timeout`.
     async fn list_models(&self, timeout: Duration) -> Result<Vec<String>, ProviderError>;

@@ -20,8 +20,10 @@ use serde_json::Value;
 
 use crate::broker::Broker;
 use crate::events::{EventSink, HostEvent, NoticeCode};
-use crate::model::{Completion, Keyring, ModelOpener, ProviderConfig, ProviderError};
-use crate::question::sampling::{PromptEdits, Remember, ReplyEdit};
+use crate::model::{
+    Completion, Keyring, ModelOpener, ProviderConfig, ProviderError, SampledMessage,
+};
+use crate::question::sampling::{PromptEdits, Remember};
 pub use crate::question::sampling::{SamplingStage, SamplingView};
 use crate::question::{
     self, AnswerAction, AnswerContent, Cause, InputAnswer, InputKind, InputRequest, InputView,
@@ -164,8 +166,8 @@ fn shown_messages(messages: &[Value]) -> Vec<Value> {
     messages.iter().map(shown).collect()
 }
 
-/// Serves one sampling request end to end: the completion as `CreateMessageResult` JSON, or why there is none.
-pub async fn sample(s: Sampling<'_>) -> Result<Value, SamplingError> {
+/// Serves one sampling request end to end: the completion, or why there is none.
+pub async fn sample(s: Sampling<'_>) -> Result<SampledMessage, SamplingError> {
     let Some(service) = s.service.cloned() else {
         return Err(SamplingError::Failed(
             "Wharf offers no sampling: no LLM provider is configured".into(),
@@ -289,7 +291,7 @@ pub async fn sample(s: Sampling<'_>) -> Result<Value, SamplingError> {
         match ask_user(&s, view).await {
             InputAnswer::Accept {
                 content: Some(AnswerContent::SamplingReply(edit)),
-            } => apply_reply_edit(&mut reply, edit),
+            } => reply.replace_text(edit.text),
             InputAnswer::Accept { .. } => {}
             other => {
                 outcome.report(other_action(&other));
@@ -388,26 +390,6 @@ fn remember(s: &Sampling<'_>, service: &SamplingService, remember: Option<Rememb
     }
 }
 
-/// The user's edit of the reply: it replaces the reply's text.
-fn apply_reply_edit(reply: &mut Value, edit: ReplyEdit) {
-    let edited = serde_json::json!({"type": "text", "text": edit.text});
-    let Some(content) = reply.get_mut("content") else {
-        return;
-    };
-    match content {
-        Value::Array(blocks) => {
-            match blocks
-                .iter_mut()
-                .find(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-            {
-                Some(block) => *block = edited,
-                None => blocks.insert(0, edited),
-            }
-        }
-        other => *other = edited,
-    }
-}
-
 async fn complete(
     s: &Sampling<'_>,
     service: &SamplingService,
@@ -415,7 +397,7 @@ async fn complete(
     params: &Value,
     model: &str,
     max_tokens: u32,
-) -> Result<Value, SamplingError> {
+) -> Result<SampledMessage, SamplingError> {
     let opened = service
         .models
         .open(provider)
@@ -481,7 +463,7 @@ impl<'a> Outcome<'a> {
         stage: SamplingStage,
         params: &Value,
         note: Option<String>,
-        reply: Option<Value>,
+        reply: Option<SampledMessage>,
     ) -> SamplingView {
         let tools = params
             .get("tools")
@@ -507,7 +489,9 @@ impl<'a> Outcome<'a> {
             max_tokens: self.max_tokens,
             tools,
             note,
-            reply: reply.as_ref().map(question::sampling::reply),
+            reply: reply
+                .as_ref()
+                .map(|r| question::sampling::reply(&r.content, &r.model, r.stop_reason.as_deref())),
         }
     }
 

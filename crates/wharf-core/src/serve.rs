@@ -10,6 +10,7 @@ use crate::elicitation::guard::ElicitationGuard;
 use crate::elicitation::{self, ElicitReply, Elicitation};
 use crate::era::Era;
 use crate::events::EventSink;
+use crate::model::SampledMessage;
 use crate::question::{Cause, InputKind};
 use crate::roots::RootsAccess;
 use crate::sampling::{self, Sampling, SamplingError, SamplingService};
@@ -35,15 +36,26 @@ pub enum ServerAsk {
     Elicit(Value),
 }
 
-impl ServerAsk {
-    /// An MRTR input request (`{"method", "params"}`); `None` for a method that asks nothing of the user's side.
-    pub fn from_input_request(request: &Value) -> Option<ServerAsk> {
-        let params = || request.get("params").cloned().unwrap_or(Value::Null);
-        match request.get("method").and_then(Value::as_str)? {
-            "roots/list" => Some(ServerAsk::ListRoots),
-            "sampling/createMessage" => Some(ServerAsk::CreateMessage(params())),
-            "elicitation/create" => Some(ServerAsk::Elicit(params())),
-            _ => None,
+/// What serving a request answers: the roots, the completion, or the elicitation's result. It serializes as the
+/// result the spec gives each (an MRTR round's input response).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Served {
+    Roots(Vec<Root>),
+    Sampled(SampledMessage),
+    Elicited(ElicitReply),
+}
+
+impl serde::Serialize for Served {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Served::Roots(roots) => {
+                use serde::ser::SerializeMap;
+                let mut map = serializer.serialize_map(Some(1))?;
+                map.serialize_entry("roots", roots)?;
+                map.end()
+            }
+            Served::Sampled(message) => message.serialize(serializer),
+            Served::Elicited(reply) => reply.to_json().serialize(serializer),
         }
     }
 }
@@ -101,13 +113,13 @@ pub struct Asking<'a> {
 }
 
 impl Asking<'_> {
-    /// Serves any request, the answer as the JSON that goes back (an MRTR round's input response).
-    pub async fn serve(&self, ask: ServerAsk) -> Result<Value, NotServed> {
-        match ask {
-            ServerAsk::ListRoots => Ok(serde_json::json!({ "roots": self.roots()? })),
-            ServerAsk::CreateMessage(params) => self.sample(&params).await,
-            ServerAsk::Elicit(params) => Ok(self.elicit(&params).await?.to_json()),
-        }
+    /// Serves any request.
+    pub async fn serve(&self, ask: ServerAsk) -> Result<Served, NotServed> {
+        Ok(match ask {
+            ServerAsk::ListRoots => Served::Roots(self.roots()?),
+            ServerAsk::CreateMessage(params) => Served::Sampled(self.sample(&params).await?),
+            ServerAsk::Elicit(params) => Served::Elicited(self.elicit(&params).await?),
+        })
     }
 
     /// The roots the server gets: the workspace and the server's preference answer, not a dialog.
@@ -118,8 +130,8 @@ impl Asking<'_> {
         Ok(self.roots.answer(self.broker, self.events, self.in_round))
     }
 
-    /// A completion from the user's model, as the `CreateMessageResult` JSON.
-    pub async fn sample(&self, params: &Value) -> Result<Value, NotServed> {
+    /// A completion from the user's model, for the `sampling/createMessage` params as the server sent them.
+    pub async fn sample(&self, params: &Value) -> Result<SampledMessage, NotServed> {
         if !self.broker.capabilities.sampling {
             return Err(NotServed::Undeclared(InputKind::Sampling));
         }
@@ -165,37 +177,6 @@ impl Asking<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn an_input_request_is_read_by_its_method_with_its_params_untouched() {
-        let schema =
-            json!({"type": "object", "properties": {"a": {"type": "string", "pattern": "^x"}}});
-        let form = json!({"method": "elicitation/create", "params": {"message": "m", "requestedSchema": schema}});
-        assert_eq!(
-            ServerAsk::from_input_request(&form),
-            Some(ServerAsk::Elicit(
-                json!({"message": "m", "requestedSchema": schema})
-            ))
-        );
-        assert_eq!(
-            ServerAsk::from_input_request(&json!({"method": "roots/list"})),
-            Some(ServerAsk::ListRoots)
-        );
-        assert_eq!(
-            ServerAsk::from_input_request(&json!({"method": "sampling/createMessage"})),
-            Some(ServerAsk::CreateMessage(Value::Null))
-        );
-        for other in [
-            json!({"method": "tools/call", "params": {}}),
-            json!({"method": 7}),
-            json!({"params": {}}),
-            json!("roots/list"),
-        ] {
-            assert_eq!(ServerAsk::from_input_request(&other), None, "{other}");
-        }
-    }
-
     #[test]
     fn each_refusal_has_the_error_its_spec_page_names() {
         assert_eq!(

@@ -43,7 +43,8 @@ async fn complete(
         max_tokens,
         timeout,
     };
-    model_for(config, key).complete(&completion).await
+    let message = model_for(config, key).complete(&completion).await?;
+    Ok(serde_json::to_value(message).expect("a completion serializes"))
 }
 
 /// A request with everything the mapping has to carry: system prompt, text, an image, stop sequences, a tool.

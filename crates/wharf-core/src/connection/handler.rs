@@ -159,6 +159,7 @@ impl ClientHandler for WharfHandler {
             .sample(&params)
             .await
             .map_err(|e| self.not_served(e))?;
+        let reply = serde_json::to_value(&reply).unwrap_or(Value::Null);
         serde_json::from_value(reply).map_err(|e| {
             ErrorData::internal_error(format!("the provider's reply does not fit MCP: {e}"), None)
         })

@@ -1,7 +1,7 @@
 //! A conversation written out for the user to keep or share: Markdown to read, JSON to process.
 
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::{ConversationSummary, Role, StoredMessage};
 use crate::display_text::document;
@@ -34,41 +34,51 @@ pub(super) fn markdown(summary: &ConversationSummary, messages: &[StoredMessage]
     out
 }
 
-/// The conversation's row and every message as kept: its data as the database holds it, whatever its kind.
-pub(super) fn json(summary: &ConversationSummary, messages: &[StoredMessage]) -> Value {
-    let messages: Vec<Kept<'_>> = messages.iter().map(Kept::from).collect();
-    json!({
-        "id": summary.id,
-        "title": summary.title,
-        "createdAt": summary.created_at,
-        "updatedAt": summary.updated_at,
-        "messages": messages,
-    })
+/// A conversation as its JSON export writes it: its row and every message as kept, its data as the database holds
+/// it, whatever its kind.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConversationExport {
+    pub id: String,
+    pub title: String,
+    pub created_at: i64,
+    pub updated_at: i64,
+    pub messages: Vec<KeptMessage>,
 }
 
 /// A message as the database keeps it.
-#[derive(Serialize)]
+#[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Kept<'a> {
-    id: i64,
-    seq: i64,
-    role: Role,
-    text: &'a str,
+pub struct KeptMessage {
+    pub id: i64,
+    pub seq: i64,
+    pub role: Role,
+    pub text: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    data: Option<Value>,
-    created_at: i64,
+    pub data: Option<Value>,
+    pub created_at: i64,
 }
 
-impl<'a> From<&'a StoredMessage> for Kept<'a> {
-    fn from(message: &'a StoredMessage) -> Kept<'a> {
-        Kept {
-            id: message.id,
-            seq: message.seq,
-            role: message.role,
-            text: &message.text,
-            data: message.data.as_ref().map(super::MessageData::stored),
-            created_at: message.created_at,
-        }
+pub(super) fn export(
+    summary: ConversationSummary,
+    messages: Vec<StoredMessage>,
+) -> ConversationExport {
+    ConversationExport {
+        id: summary.id,
+        title: summary.title,
+        created_at: summary.created_at,
+        updated_at: summary.updated_at,
+        messages: messages
+            .into_iter()
+            .map(|message| KeptMessage {
+                id: message.id,
+                seq: message.seq,
+                role: message.role,
+                data: message.data.as_ref().map(super::MessageData::stored),
+                text: message.text,
+                created_at: message.created_at,
+            })
+            .collect(),
     }
 }
 

@@ -214,7 +214,7 @@ fn exports_keep_who_said_what_and_quote_what_tools_wrote() {
         "{md}"
     );
     assert_eq!(md.matches("\n## Assistant\n").count(), 1, "{md}");
-    let exported = store.export_json(&c.id).unwrap();
+    let exported = serde_json::to_value(store.export_json(&c.id).unwrap()).unwrap();
     assert_eq!(exported["id"], c.id);
     assert_eq!(exported["messages"].as_array().unwrap().len(), 3);
     assert_eq!(exported["messages"][1]["role"], "tool");

@@ -12,7 +12,7 @@ use super::http::{Endpoint, Http};
 use super::reply::{count, error_text, parse, stream_events, ReplyReader, StreamError};
 use super::{
     ChatRequest, Completion, Delta, Model, ProviderConfig, ProviderError, Reply, ReplyLimits,
-    StopReason, TurnMessage,
+    SampledMessage, StopReason, TurnMessage,
 };
 
 /// The API version whose request and answer shapes this file maps.
@@ -53,7 +53,7 @@ impl Model for Anthropic {
         .await
     }
 
-    async fn complete(&self, request: &Completion<'_>) -> Result<Value, ProviderError> {
+    async fn complete(&self, request: &Completion<'_>) -> Result<SampledMessage, ProviderError> {
         let http = self.0.http(request.timeout)?;
         completion::complete(&http, headers(&http)?, request).await
     }

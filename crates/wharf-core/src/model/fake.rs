@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::{
     ApiKeyError, ChatRequest, Completion, Delta, Model, ModelOpener, ProviderConfig, ProviderError,
-    Reply, ReplyLimits, StopReason, ToolCall, TurnMessage, Usage,
+    Reply, ReplyLimits, SampledMessage, StopReason, ToolCall, TurnMessage, Usage,
 };
 
 /// What the model does when it is next asked.
@@ -27,7 +27,7 @@ pub enum Step {
     /// A streamed reply that shows its pieces of text, then never ends (until the caller stops waiting).
     Hang { shown: Vec<String> },
     /// A completion's `CreateMessageResult`.
-    Completion(Value),
+    Completion(SampledMessage),
     /// A completion that fails.
     CompletionFails(ProviderError),
 }
@@ -224,7 +224,7 @@ impl Model for FakeModel {
         }
     }
 
-    async fn complete(&self, request: &Completion<'_>) -> Result<Value, ProviderError> {
+    async fn complete(&self, request: &Completion<'_>) -> Result<SampledMessage, ProviderError> {
         self.state().completions.push(SeenCompletion {
             params: request.params.clone(),
             model: request.model.to_string(),

@@ -171,23 +171,59 @@ pub(super) fn embedded_text(block: &Map<String, Value>) -> Option<&str> {
         .and_then(Value::as_str)
 }
 
-/// The `CreateMessageResult`: one block stays a single object (what servers before 2025-11-25 expect), several
-/// become a list.
-pub(super) fn create_message_result(
-    blocks: Vec<Value>,
-    model: &str,
-    stop_reason: Option<String>,
-) -> Value {
-    let content = match <[Value; 1]>::try_from(blocks) {
-        Ok([one]) => one,
-        Err(blocks) if blocks.is_empty() => json!({"type": "text", "text": ""}),
-        Err(blocks) => Value::Array(blocks),
-    };
-    let mut result = json!({"role": "assistant", "content": content, "model": model});
-    if let (Some(reason), Some(obj)) = (stop_reason, result.as_object_mut()) {
-        obj.insert("stopReason".into(), Value::String(reason));
+/// A completion's answer, the `CreateMessageResult` that goes back to the server: the assistant's content blocks in
+/// MCP's shape (text, image, audio, tool use), the model that wrote them, and why it stopped.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SampledMessage {
+    pub content: Vec<Value>,
+    pub model: String,
+    pub stop_reason: Option<String>,
+}
+
+impl SampledMessage {
+    /// A message with no block has one empty text, so that the server always gets content.
+    pub(super) fn new(mut content: Vec<Value>, model: &str, stop_reason: Option<String>) -> Self {
+        if content.is_empty() {
+            content.push(json!({"type": "text", "text": ""}));
+        }
+        SampledMessage {
+            content,
+            model: model.to_owned(),
+            stop_reason,
+        }
     }
-    result
+
+    /// The user's edit of the reply: it replaces the first text block, or comes first when there is none.
+    pub fn replace_text(&mut self, text: String) {
+        let edited = json!({"type": "text", "text": text});
+        match self
+            .content
+            .iter_mut()
+            .find(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+        {
+            Some(block) => *block = edited,
+            None => self.content.insert(0, edited),
+        }
+    }
+}
+
+/// As the spec writes it: one block stays a single object (what servers before 2025-11-25 expect), several become a
+/// list.
+impl serde::Serialize for SampledMessage {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("role", "assistant")?;
+        match self.content.as_slice() {
+            [one] => map.serialize_entry("content", one)?,
+            many => map.serialize_entry("content", many)?,
+        }
+        map.serialize_entry("model", &self.model)?;
+        if let Some(reason) = &self.stop_reason {
+            map.serialize_entry("stopReason", reason)?;
+        }
+        map.end()
+    }
 }
 
 /// The most tokens a completion asks for: `given`, and never more than the request's own `maxTokens`.

@@ -11,7 +11,7 @@ use super::http::{Endpoint, Http};
 use super::reply::{count, error_text, parse, stream_events, ReplyReader, StreamError};
 use super::{
     ChatRequest, Completion, Delta, Model, ProviderConfig, ProviderError, Reply, ReplyLimits,
-    StopReason, TurnMessage,
+    SampledMessage, StopReason, TurnMessage,
 };
 
 /// A model behind an OpenAI-compatible endpoint.
@@ -51,7 +51,7 @@ impl Model for OpenAi {
         .await
     }
 
-    async fn complete(&self, request: &Completion<'_>) -> Result<Value, ProviderError> {
+    async fn complete(&self, request: &Completion<'_>) -> Result<SampledMessage, ProviderError> {
         let http = self.0.http(request.timeout)?;
         completion::complete(&http, headers(&http)?, request).await
     }

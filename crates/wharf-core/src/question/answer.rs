@@ -185,7 +185,9 @@ mod tests {
             tools: Vec::new(),
             note: None,
             reply: Some(crate::question::sampling::reply(
-                &json!({"content": {"type": "text", "text": "model"}}),
+                &[json!({"type": "text", "text": "model"})],
+                "m",
+                None,
             )),
         }))
     }

@@ -333,13 +333,13 @@ pub(crate) fn model_preferences(preferences: Option<&Value>) -> Option<ModelPref
     (!hints.is_empty() || !priorities.is_empty()).then_some(ModelPreferences { hints, priorities })
 }
 
-/// The provider's `CreateMessageResult`.
-pub(crate) fn reply(reply: &Value) -> SamplingReply {
+/// The provider's answer, as the server would get it: the assistant's blocks, its model, why it stopped.
+pub(crate) fn reply(content: &[Value], model: &str, stop_reason: Option<&str>) -> SamplingReply {
     SamplingReply {
-        model: text(reply, "model"),
-        stop_reason: text(reply, "stopReason"),
-        role: text(reply, "role"),
-        blocks: blocks(reply.get("content")),
+        model: Some(model.to_owned()),
+        stop_reason: stop_reason.map(str::to_owned),
+        role: Some("assistant".into()),
+        blocks: content.iter().map(block).collect(),
     }
 }
 

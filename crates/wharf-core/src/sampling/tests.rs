@@ -2,35 +2,40 @@ use serde_json::json;
 
 use super::*;
 
-fn reply_edit(text: &str) -> ReplyEdit {
-    ReplyEdit { text: text.into() }
+fn sampled(content: Vec<Value>) -> SampledMessage {
+    SampledMessage {
+        content,
+        model: "m".into(),
+        stop_reason: None,
+    }
 }
 
 #[test]
 fn the_users_edit_replaces_the_replys_text_and_keeps_the_rest() {
-    let mut single =
-        json!({"role": "assistant", "model": "m", "content": {"type": "text", "text": "model"}});
-    apply_reply_edit(&mut single, reply_edit("user"));
-    assert_eq!(single["content"], json!({"type": "text", "text": "user"}));
-    assert_eq!(single["model"], "m");
+    let mut single = sampled(vec![json!({"type": "text", "text": "model"})]);
+    single.replace_text("user".into());
+    let wire = serde_json::to_value(&single).unwrap();
+    assert_eq!(wire["content"], json!({"type": "text", "text": "user"}));
+    assert_eq!(wire["model"], "m");
+    assert_eq!(wire["role"], "assistant");
 
-    let mut blocks = json!({"content": [
-        {"type": "tool_use", "id": "1", "name": "t", "input": {}},
-        {"type": "text", "text": "model"}
-    ]});
-    apply_reply_edit(&mut blocks, reply_edit("user"));
-    assert_eq!(blocks["content"][0]["type"], "tool_use");
-    assert_eq!(blocks["content"][1]["text"], "user");
+    let mut blocks = sampled(vec![
+        json!({"type": "tool_use", "id": "1", "name": "t", "input": {}}),
+        json!({"type": "text", "text": "model"}),
+    ]);
+    blocks.replace_text("user".into());
+    let wire = serde_json::to_value(&blocks).unwrap();
+    assert_eq!(wire["content"][0]["type"], "tool_use");
+    assert_eq!(wire["content"][1]["text"], "user");
 
     // A reply without a text block gets one, first.
-    let mut tools_only =
-        json!({"content": [{"type": "tool_use", "id": "1", "name": "t", "input": {}}]});
-    apply_reply_edit(&mut tools_only, reply_edit("user"));
-    assert_eq!(
-        tools_only["content"][0],
-        json!({"type": "text", "text": "user"})
-    );
-    assert_eq!(tools_only["content"][1]["type"], "tool_use");
+    let mut tools_only = sampled(vec![
+        json!({"type": "tool_use", "id": "1", "name": "t", "input": {}}),
+    ]);
+    tools_only.replace_text("user".into());
+    let wire = serde_json::to_value(&tools_only).unwrap();
+    assert_eq!(wire["content"][0], json!({"type": "text", "text": "user"}));
+    assert_eq!(wire["content"][1]["type"], "tool_use");
 }
 
 #[test]
@@ -171,7 +176,8 @@ async fn serve(
         params: &params,
         modern: false,
     })
-    .await;
+    .await
+    .map(|message| serde_json::to_value(message).unwrap());
     Served {
         model,
         events,
@@ -190,8 +196,11 @@ fn ask_for_a_haiku() -> Value {
 #[tokio::test]
 async fn a_reviewed_request_is_completed_by_the_model_with_the_users_edits() {
     use crate::model::fake::Step;
-    let completion = json!({"role": "assistant", "model": "default-model",
-        "content": {"type": "text", "text": "the model's haiku"}, "stopReason": "endTurn"});
+    let completion = crate::model::SampledMessage {
+        content: vec![json!({"type": "text", "text": "the model's haiku"})],
+        model: "default-model".into(),
+        stop_reason: Some("endTurn".into()),
+    };
     let served = serve(
         |_| {},
         r#"{"sampling": {"action": "accept", "content": {"systemPrompt": "Rhyme."}, "edit_reply": "the user's haiku"}}"#,

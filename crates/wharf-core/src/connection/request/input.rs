@@ -9,7 +9,7 @@ use super::super::{Connection, ConnectionError, ProtocolError, Refusal, MAX_REQU
 use crate::elicitation::ElicitReply;
 use crate::events::{HostEvent, NoticeCode};
 use crate::question::{Cause, InputKind};
-use crate::serve::{Asking, NotServed, ServerAsk};
+use crate::serve::{Asking, NotServed, Served, ServerAsk};
 
 /// The most input requests one round may carry: each is a question, a roots answer or a completion, and the
 /// spec's servers ask one or two at a time.
@@ -53,6 +53,18 @@ pub(super) fn read_input(
     Ok((state, requests))
 }
 
+/// An input request (`{"method", "params"}`) as what it asks of the user's side, its params as sent; `None` for a
+/// method that asks nothing of it.
+pub(super) fn ask_of(request: &Value) -> Option<ServerAsk> {
+    let params = || request.get("params").cloned().unwrap_or(Value::Null);
+    match request.get("method").and_then(Value::as_str)? {
+        "roots/list" => Some(ServerAsk::ListRoots),
+        "sampling/createMessage" => Some(ServerAsk::CreateMessage(params())),
+        "elicitation/create" => Some(ServerAsk::Elicit(params())),
+        _ => None,
+    }
+}
+
 impl Connection {
     /// Answers every input request of one round through the broker: the responses under the server's keys, and the
     /// `requestState` to echo.
@@ -68,7 +80,8 @@ impl Connection {
         }
         let mut responses = InputResponses::new();
         for (key, request) in requests {
-            let value = self.answer_input(key, request, cause).await?;
+            let served = self.answer_input(key, request, cause).await?;
+            let value = serde_json::to_value(&served).map_err(|e| malformed(e.to_string()))?;
             responses.insert(key.clone(), value);
         }
         Ok((Some(responses), state))
@@ -83,8 +96,8 @@ impl Connection {
         key: &str,
         request: &Value,
         cause: &Cause,
-    ) -> Result<Value, ConnectionError> {
-        let Some(ask) = ServerAsk::from_input_request(request) else {
+    ) -> Result<Served, ConnectionError> {
+        let Some(ask) = ask_of(request) else {
             return Err(malformed(format_args!(
                 "its input request {key:?} is not for elicitation, sampling or roots"
             )));
@@ -99,7 +112,7 @@ impl Connection {
                         self.server
                     ),
                 );
-                Ok(ElicitReply::Decline.to_json())
+                Ok(Served::Elicited(ElicitReply::Decline))
             }
             Err(NotServed::Undeclared(
                 kind @ (InputKind::ElicitationForm | InputKind::ElicitationUrl),
@@ -112,7 +125,7 @@ impl Connection {
                         NotServed::Undeclared(kind)
                     ),
                 );
-                Ok(ElicitReply::Cancel.to_json())
+                Ok(Served::Elicited(ElicitReply::Cancel))
             }
             Err(NotServed::Sampling(e)) => Err(Refusal::Sampling {
                 cause: cause.text.clone(),

@@ -2,10 +2,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use rmcp::model::ServerResult;
-use serde_json::json;
+use serde_json::{json, Value};
 
+use super::input::ask_of;
 use super::Round;
 use crate::connection::{ConnectionError, ProtocolError};
+use crate::serve::ServerAsk;
 
 fn round(result: serde_json::Value) -> Result<Round, ConnectionError> {
     Round::of(serde_json::from_value::<ServerResult>(result).unwrap())
@@ -82,4 +84,33 @@ fn complete_and_input_required_results_are_rounds() {
         message.contains("unknown resultType \"later\""),
         "{message}"
     );
+}
+
+#[test]
+fn an_input_request_is_read_by_its_method_with_its_params_untouched() {
+    let schema =
+        json!({"type": "object", "properties": {"a": {"type": "string", "pattern": "^x"}}});
+    let form = json!({"method": "elicitation/create", "params": {"message": "m", "requestedSchema": schema}});
+    assert_eq!(
+        ask_of(&form),
+        Some(ServerAsk::Elicit(
+            json!({"message": "m", "requestedSchema": schema})
+        ))
+    );
+    assert_eq!(
+        ask_of(&json!({"method": "roots/list"})),
+        Some(ServerAsk::ListRoots)
+    );
+    assert_eq!(
+        ask_of(&json!({"method": "sampling/createMessage"})),
+        Some(ServerAsk::CreateMessage(Value::Null))
+    );
+    for other in [
+        json!({"method": "tools/call", "params": {}}),
+        json!({"method": 7}),
+        json!({"params": {}}),
+        json!("roots/list"),
+    ] {
+        assert_eq!(ask_of(&other), None, "{other}");
+    }
 }

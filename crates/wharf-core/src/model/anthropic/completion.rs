@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 
 use crate::model::http::{malformed, missing, Http};
 use crate::model::mcp::{
-    block_type, create_message_result, embedded_text, field, invalid, max_tokens, Common, Role,
+    block_type, embedded_text, field, invalid, max_tokens, Common, Role, SampledMessage,
 };
 use crate::model::{Completion, ProviderError};
 
@@ -15,7 +15,7 @@ pub(super) async fn complete(
     http: &Http<'_>,
     headers: HeaderMap,
     completion: &Completion<'_>,
-) -> Result<Value, ProviderError> {
+) -> Result<SampledMessage, ProviderError> {
     let max_tokens = max_tokens(completion.params, completion.max_tokens)?;
     let body = request(completion.params, completion.model, max_tokens)?;
     let answer = http
@@ -173,7 +173,7 @@ fn tool_result_content(result: &Map<String, Value>) -> Result<Vec<Value>, Provid
 pub(in crate::model) fn result(
     answer: &Value,
     requested_model: &str,
-) -> Result<Value, ProviderError> {
+) -> Result<SampledMessage, ProviderError> {
     let Some(content) = answer.get("content").and_then(Value::as_array) else {
         return Err(missing(answer, "content"));
     };
@@ -218,5 +218,5 @@ pub(in crate::model) fn result(
         .and_then(Value::as_str)
         .filter(|m| !m.is_empty())
         .unwrap_or(requested_model);
-    Ok(create_message_result(blocks, model, stop_reason))
+    Ok(SampledMessage::new(blocks, model, stop_reason))
 }

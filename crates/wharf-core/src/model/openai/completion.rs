@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 
 use crate::model::http::{malformed, missing, Http};
 use crate::model::mcp::{
-    block_type, create_message_result, embedded_text, field, invalid, max_tokens, Common, Role,
+    block_type, embedded_text, field, invalid, max_tokens, Common, Role, SampledMessage,
 };
 use crate::model::{Completion, ProviderError};
 
@@ -19,7 +19,7 @@ pub(super) async fn complete(
     http: &Http<'_>,
     headers: HeaderMap,
     completion: &Completion<'_>,
-) -> Result<Value, ProviderError> {
+) -> Result<SampledMessage, ProviderError> {
     let max_tokens = max_tokens(completion.params, completion.max_tokens)?;
     let mut body = request(completion.params, completion.model, max_tokens)?;
     let url = super::endpoint(http.base_url);
@@ -244,7 +244,7 @@ fn tool_result_text(result: &Map<String, Value>) -> Result<String, ProviderError
 pub(in crate::model) fn result(
     answer: &Value,
     requested_model: &str,
-) -> Result<Value, ProviderError> {
+) -> Result<SampledMessage, ProviderError> {
     let Some(choice) = answer.pointer("/choices/0").and_then(Value::as_object) else {
         return Err(missing(answer, "choices"));
     };
@@ -302,7 +302,7 @@ pub(in crate::model) fn result(
         .and_then(Value::as_str)
         .filter(|m| !m.is_empty())
         .unwrap_or(requested_model);
-    Ok(create_message_result(blocks, model, stop_reason))
+    Ok(SampledMessage::new(blocks, model, stop_reason))
 }
 
 fn tool_use(call: &Value, index: usize) -> Result<Value, ProviderError> {

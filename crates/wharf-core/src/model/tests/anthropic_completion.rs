@@ -88,7 +88,7 @@ fn anthropic_answer_maps_blocks_and_stop_reasons() {
         {"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {"q": "cat"}}
     ]});
     assert_eq!(
-        anthropic::completion::result(&answer, "m").unwrap(),
+        wire(anthropic::completion::result(&answer, "m").unwrap()),
         json!({"role": "assistant", "content": [
             {"type": "text", "text": "Checking."},
             {"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {"q": "cat"}}
@@ -101,7 +101,7 @@ fn anthropic_answer_maps_blocks_and_stop_reasons() {
         ("refusal", "refusal"),
     ] {
         let answer = json!({"content": [{"type": "text", "text": "x"}], "stop_reason": reason});
-        let result = anthropic::completion::result(&answer, "m").unwrap();
+        let result = wire(anthropic::completion::result(&answer, "m").unwrap());
         assert_eq!(result["stopReason"], expected);
         assert_eq!(result["model"], "m");
     }
@@ -114,4 +114,9 @@ fn anthropic_answer_maps_blocks_and_stop_reasons() {
         anthropic::completion::result(&no_input, "m"),
         Err(ProviderError::Malformed(_))
     ));
+}
+
+/// The completion as the server gets it.
+fn wire(message: crate::model::SampledMessage) -> serde_json::Value {
+    serde_json::to_value(message).unwrap()
 }

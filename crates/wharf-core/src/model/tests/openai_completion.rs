@@ -86,7 +86,7 @@ fn openai_answer_maps_text_tool_calls_and_stop_reasons() {
     let answer = json!({"model": "gpt-4o-2024-08-06", "choices": [{"message": {"role": "assistant",
         "content": "Hello"}, "finish_reason": "stop"}]});
     assert_eq!(
-        openai::completion::result(&answer, "gpt-4o").unwrap(),
+        wire(openai::completion::result(&answer, "gpt-4o").unwrap()),
         json!({"role": "assistant", "content": {"type": "text", "text": "Hello"},
             "model": "gpt-4o-2024-08-06", "stopReason": "endTurn"})
     );
@@ -95,7 +95,7 @@ fn openai_answer_maps_text_tool_calls_and_stop_reasons() {
         {"type": "function", "function": {"name": "b", "arguments": ""}}
     ]}, "finish_reason": "tool_calls"}]});
     assert_eq!(
-        openai::completion::result(&answer, "m").unwrap(),
+        wire(openai::completion::result(&answer, "m").unwrap()),
         json!({"role": "assistant", "content": [
             {"type": "tool_use", "id": "c1", "name": "a", "input": {"x": 1}},
             {"type": "tool_use", "id": "call_1", "name": "b", "input": {}}
@@ -107,12 +107,12 @@ fn openai_answer_maps_text_tool_calls_and_stop_reasons() {
     ] {
         let answer = json!({"choices": [{"message": {"content": "x"}, "finish_reason": finish}]});
         assert_eq!(
-            openai::completion::result(&answer, "m").unwrap()["stopReason"],
+            wire(openai::completion::result(&answer, "m").unwrap())["stopReason"],
             expected
         );
     }
     let empty = json!({"choices": [{"message": {"content": null}}]});
-    let result = openai::completion::result(&empty, "m").unwrap();
+    let result = wire(openai::completion::result(&empty, "m").unwrap());
     assert_eq!(result["content"], json!({"type": "text", "text": ""}));
     assert!(result.get("stopReason").is_none());
 }
@@ -139,4 +139,9 @@ fn openai_answer_with_bad_arguments_or_shape_is_malformed() {
     let said = openai::completion::result(&json!({"error": {"message": "upstream down"}}), "m")
         .unwrap_err();
     assert!(said.to_string().contains("upstream down"), "{said}");
+}
+
+/// The completion as the server gets it.
+fn wire(message: crate::model::SampledMessage) -> serde_json::Value {
+    serde_json::to_value(message).unwrap()
 }

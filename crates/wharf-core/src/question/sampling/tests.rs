@@ -127,17 +127,20 @@ fn model_preferences_say_hints_and_priorities_or_nothing() {
 
 #[test]
 fn the_reply_says_its_blocks_and_the_model_that_answered() {
-    let read = reply(&json!({
-        "role": "assistant", "model": "fake-large", "stopReason": "toolUse",
-        "content": [
-            {"type": "tool_use", "id": "c1", "name": "get_weather", "input": {"city": "Oslo"}},
-            {"type": "text", "text": "Let me check."}
-        ]
-    }));
+    let content = [
+        json!({"type": "tool_use", "id": "c1", "name": "get_weather", "input": {"city": "Oslo"}}),
+        json!({"type": "text", "text": "Let me check."}),
+    ];
+    let read = reply(&content, "fake-large", Some("toolUse"));
     assert_eq!(read.model.as_deref(), Some("fake-large"));
     assert_eq!(read.stop_reason.as_deref(), Some("toolUse"));
+    assert_eq!(read.role.as_deref(), Some("assistant"));
     assert_eq!(read.blocks.len(), 2);
-    let single = reply(&json!({"role": "assistant", "content": {"type": "text", "text": "Hi"}}));
-    assert_eq!(single.blocks, [SamplingBlock::Text { text: "Hi".into() }]);
-    assert!(reply(&json!(null)).blocks.is_empty());
+    assert_eq!(
+        read.blocks[1],
+        SamplingBlock::Text {
+            text: "Let me check.".into()
+        }
+    );
+    assert!(reply(&[], "m", None).blocks.is_empty());
 }
