@@ -3,7 +3,7 @@
 #
 #   scripts/deps.sh                 # default parts: apt peers
 #   scripts/deps.sh apt             # only the Debian packages
-#   scripts/deps.sh peers           # node22 npm conformance py demo-model (the test peers, under $WHARF_PEERS)
+#   scripts/deps.sh peers           # node22 npm apps conformance py demo-model (the test peers, under $WHARF_PEERS)
 #   scripts/deps.sh node22 py       # single peers
 #   scripts/deps.sh tauri-driver    # opt-in: WebDriver bridge for the UI tests (cargo install, slow)
 #   scripts/deps.sh bench-model     # opt-in: the larger model make bench-demo-model compares the demo model with
@@ -26,7 +26,7 @@ export DEBIAN_FRONTEND=noninteractive
 APT_PACKAGES=(libwebkit2gtk-4.1-dev build-essential libxdo-dev libssl-dev libayatana-appindicator3-dev
               librsvg2-dev xvfb xauth dbus webkit2gtk-driver pkg-config curl python3-venv
               gnome-keyring libsecret-tools keyutils)
-NPM_PEERS=(node22 npm conformance-0.1.16 conformance-0.2.0-alpha.12)
+NPM_PEERS=(node22 npm apps conformance-0.1.16 conformance-0.2.0-alpha.12)
 TAURI_DRIVER_VERSION=2.0.6   # pinned; the 3.x line is alpha
 
 say() { printf 'deps: %-28s %s\n' "$1" "$2"; }
@@ -199,14 +199,14 @@ run_part() {
   case $1 in
     apt) part_apt ;;
     peers) local p; for p in "${NPM_PEERS[@]}"; do part_npm_peer "$p"; done; part_py; part_demo_model ;;
-    node22|npm|conformance-0.1.16|conformance-0.2.0-alpha.12) part_npm_peer "$1" ;;
+    node22|npm|apps|conformance-0.1.16|conformance-0.2.0-alpha.12) part_npm_peer "$1" ;;
     conformance) part_npm_peer conformance-0.1.16; part_npm_peer conformance-0.2.0-alpha.12 ;;
     py) part_py ;;
     demo-model) part_demo_model ;;
     bench-model) part_bench_model ;;
     tauri-driver) part_tauri_driver ;;
     -h|--help) sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) die "unknown part '$1' (apt peers node22 npm conformance py demo-model bench-model tauri-driver)" ;;
+    *) die "unknown part '$1' (apt peers node22 npm apps conformance py demo-model bench-model tauri-driver)" ;;
   esac
 }
 

@@ -31,6 +31,8 @@ pub struct DeclaredCapabilities {
     pub sampling: bool,
     /// `sampling.tools`: requests may offer the model tools (the providers pass them on).
     pub sampling_tools: bool,
+    /// MCP Apps: tools' views are shown (declared only by a front end that renders them).
+    pub apps: bool,
 }
 
 impl DeclaredCapabilities {
@@ -42,12 +44,20 @@ impl DeclaredCapabilities {
         // Sampling is declared only when a provider is configured: see `with_sampling`.
         sampling: false,
         sampling_tools: false,
+        // Views are declared only by a front end that renders them: see `with_apps`.
+        apps: false,
     };
 
     /// Sampling declared too, with tools (the providers pass them on): for a host that serves it.
     pub const fn with_sampling(mut self) -> Self {
         self.sampling = true;
         self.sampling_tools = true;
+        self
+    }
+
+    /// Tools' views declared too (`io.modelcontextprotocol/ui`): for a front end that renders them.
+    pub const fn with_apps(mut self) -> Self {
+        self.apps = true;
         self
     }
 

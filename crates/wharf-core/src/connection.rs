@@ -143,6 +143,10 @@ pub struct ToolInfo {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub annotations: Option<ToolAnnotations>,
+    /// What the tool says of views (MCP Apps): the view of its result, and who may call it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub ui: Option<crate::protocol::ToolUi>,
 }
 
 pub const DEFAULT_MAX_MRTR_ROUNDS: usize = 16;
@@ -204,6 +208,7 @@ impl ConnectContext {
             capabilities.elicitation_form = false;
             capabilities.elicitation_url = false;
         }
+        capabilities.apps &= def.apps;
         ConnectContext {
             broker: self.broker.with_capabilities(capabilities),
             ..self.clone()
@@ -481,6 +486,11 @@ impl Connection {
                 input_schema: Value::Object((*t.input_schema).clone()),
                 output_schema: t.output_schema.map(|o| Value::Object((*o).clone())),
                 annotations: t.annotations.as_ref().map(identity::tool_annotations),
+                ui: t
+                    .meta
+                    .as_ref()
+                    .and_then(|meta| serde_json::to_value(meta).ok())
+                    .and_then(|meta| crate::protocol::ToolUi::read(&meta)),
             })
             .collect();
         if let Ok(mut cached) = self.tools.lock() {

@@ -7,6 +7,7 @@
 mod wire_codes;
 
 pub mod approval;
+pub mod apps;
 pub mod auth;
 pub mod broker;
 pub mod chat;

@@ -12,12 +12,14 @@
 //! while the views read the typed fields. The parts of a server's identity and a tool's annotations carry every
 //! field the protocol gives them, so they serialize as the protocol writes them.
 
+mod apps;
 mod content;
 mod listing;
 mod read;
 mod results;
 mod server;
 
+pub use apps::{DeclaredCsp, DeclaredPermissions, ResourceUi, ToolUi, Visibility};
 pub use content::{
     base64_size, Annotations, Audience, ContentBlock, Media, ResourceContents, ResourceLink,
     UnknownContent,

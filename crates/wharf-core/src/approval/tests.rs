@@ -36,6 +36,7 @@ fn tool(name: &str, description: &str, annotations: Option<serde_json::Value>) -
         input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
         output_schema: None,
         annotations: annotations.map(hints),
+        ui: None,
     };
     Pinned::new(server(&["server-fs", "/w"]), &info)
 }

@@ -64,8 +64,10 @@ impl ModelTools {
             .into_iter()
             .map(|(server, tools)| {
                 let mut seen = HashSet::new();
+                // A tool its server makes visible only to its views is never the model's to call (MCP Apps).
                 let tools = tools
                     .into_iter()
+                    .filter(|t| t.ui.as_ref().is_none_or(|ui| ui.visibility.model))
                     .filter(|t| seen.insert(t.name.clone()))
                     .collect();
                 (server, tools)

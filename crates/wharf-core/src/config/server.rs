@@ -35,6 +35,8 @@ pub struct ServerDef {
     pub path_arguments: PathArgumentPolicy,
     /// `"elicitation": false`: this server may not ask the user anything (the capability is not declared to it).
     pub elicitation: bool,
+    /// `"apps": false`: this server's tools show no views (the extension is not declared to it).
+    pub apps: bool,
     /// `"oauth": {"clientId", "clientSecret"}`: the client registered beforehand with the server's authorization
     /// server, used at sign-in instead of any registration.
     pub oauth: Option<oauth::PreRegistered>,
@@ -86,7 +88,7 @@ impl ServerDef {
     /// Everything that, when changed, needs the server restarted.
     pub fn fingerprint(&self) -> String {
         format!(
-            "{}/{:?}/{:?}/{:?}/{}/{}/{}/{:?}",
+            "{}/{:?}/{:?}/{:?}/{}/{}/{}/{}/{:?}",
             self.definition_hash(),
             self.pinned_era,
             self.probe_timeout,
@@ -94,6 +96,7 @@ impl ServerDef {
             self.expose_roots,
             self.path_arguments.as_str(),
             self.elicitation,
+            self.apps,
             self.oauth.as_ref().map(|o| &o.client_id)
         )
     }
@@ -141,6 +144,7 @@ const SERVER_KEYS: &[&str] = &[
     "roots",
     "pathArguments",
     "elicitation",
+    "apps",
     "disabled",
     "dev",
     "oauth",
@@ -208,6 +212,7 @@ pub(super) fn parse(
             .get("elicitation")
             .and_then(Value::as_bool)
             .unwrap_or(true),
+        apps: def.get("apps").and_then(Value::as_bool).unwrap_or(true),
         probe_timeout: millis(def, "probeTimeoutMs").unwrap_or(DEFAULT_PROBE_TIMEOUT),
         request_timeout: millis(def, "requestTimeoutMs").unwrap_or(DEFAULT_REQUEST_TIMEOUT),
         uses_workspace: mentions_workspace(def),

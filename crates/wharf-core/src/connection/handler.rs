@@ -90,6 +90,14 @@ impl WharfHandler {
             sampling.tools = declared.sampling_tools.then(JsonObject::new);
             caps.sampling = Some(sampling);
         }
+        if declared.apps {
+            let mut settings = JsonObject::new();
+            settings.insert(
+                "mimeTypes".into(),
+                serde_json::json!([crate::apps::VIEW_MIME_TYPE]),
+            );
+            caps.extensions = Some([(crate::apps::EXTENSION_ID.to_owned(), settings)].into());
+        }
         caps
     }
 }

@@ -45,6 +45,11 @@ pub struct Resource {
 }
 
 impl Resource {
+    /// What the listing declares of the resource as a view (`_meta.ui`).
+    pub fn ui(&self) -> Option<super::ResourceUi> {
+        self.sent.get("_meta").and_then(super::ResourceUi::read)
+    }
+
     pub fn read(sent: Value) -> Listed<Resource> {
         match (text(&sent, "uri"), text(&sent, "name")) {
             (Some(uri), Some(name)) => Listed::Item(Resource {

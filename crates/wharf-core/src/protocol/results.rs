@@ -82,6 +82,14 @@ pub struct ResourceRead {
 }
 
 impl ResourceRead {
+    /// The `_meta.ui` of the content item at `index` (also under `meta`, where the Python SDK puts it).
+    pub fn item_ui(&self, index: usize) -> Option<super::ResourceUi> {
+        let item = items(&self.sent, "contents").get(index)?;
+        ["_meta", "meta"]
+            .iter()
+            .find_map(|key| item.get(*key).and_then(super::ResourceUi::read))
+    }
+
     pub fn read(sent: Value) -> ResourceRead {
         ResourceRead {
             contents: items(&sent, "contents")

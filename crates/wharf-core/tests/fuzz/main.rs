@@ -1,7 +1,7 @@
 //! Property-based fuzzing of everything that reads input Wharf does not control: the MRTR driver, what the
 //! transports rewrite before rmcp reads a server's message, the elicitation form model and its credential detector,
-//! URL analysis, mcp.json parsing, root URIs and the workspace path check. (The stdio line decoder is private: its
-//! target is the unit module `connection/stdio/transport/fuzz_tests.rs`.)
+//! URL analysis, mcp.json parsing, root URIs, the workspace path check, and views' metadata and policy. (The stdio
+//! line decoder is private: its target is the unit module `connection/stdio/transport/fuzz_tests.rs`.)
 //!
 //! Each property runs 256 cases under `cargo test`; `make fuzz` runs the same ones with many more for a bounded time
 //! (PROPTEST_CASES). No property may panic on any input; those with a real invariant check it too.
@@ -9,6 +9,7 @@
 // Tests: a failed unwrap is a failed test, with its message.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod apps;
 mod config;
 mod credential;
 mod form;

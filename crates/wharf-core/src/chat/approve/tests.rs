@@ -60,6 +60,7 @@ fn setup(answers: &str) -> Setup {
             destructive_hint: Some(true),
             ..Default::default()
         }),
+        ui: None,
     };
     Setup {
         _dir: dir,
@@ -274,6 +275,7 @@ async fn a_tool_named_in_words_is_quoted_in_the_cause_and_flagged_on_the_card() 
         input_schema: json!({"type": "object"}),
         output_schema: None,
         annotations: None,
+        ui: None,
     };
     s.tools = ModelTools::new([("evil".to_string(), vec![info])]);
     let tool = s.tools.iter().next().unwrap().clone();

@@ -10,6 +10,7 @@ fn tool(name: &str) -> ToolInfo {
         input_schema: json!({"type": "object"}),
         output_schema: None,
         annotations: None,
+        ui: None,
     }
 }
 
@@ -308,4 +309,43 @@ fn each_tool_is_offered_with_the_server_it_is_on() {
         ]
     );
     assert_eq!(specs[1].input_schema, &read.input_schema);
+}
+
+#[test]
+fn a_tool_visible_only_to_its_views_is_never_offered_to_the_model() {
+    let with = |name: &str, visibility: crate::protocol::Visibility| ToolInfo {
+        ui: Some(crate::protocol::ToolUi {
+            resource_uri: Some("ui://v".into()),
+            visibility,
+        }),
+        ..tool(name)
+    };
+    use crate::protocol::Visibility;
+    let tools = ModelTools::new([(
+        "apps".to_string(),
+        vec![
+            with(
+                "app_only",
+                Visibility {
+                    model: false,
+                    app: true,
+                },
+            ),
+            with("both", Visibility::default()),
+            with(
+                "model_only",
+                Visibility {
+                    model: true,
+                    app: false,
+                },
+            ),
+            tool("plain"),
+        ],
+    )]);
+    let offered: Vec<&str> = tools.iter().map(|t| t.tool.name.as_str()).collect();
+    assert_eq!(offered, ["both", "model_only", "plain"]);
+    assert!(
+        tools.left_out.is_empty(),
+        "not a tool left out: never the model's"
+    );
 }

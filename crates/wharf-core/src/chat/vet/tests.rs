@@ -16,6 +16,7 @@ fn tools() -> ModelTools {
         }),
         output_schema: None,
         annotations: None,
+        ui: None,
     };
     let now = ToolInfo {
         name: "now".into(),
@@ -24,6 +25,7 @@ fn tools() -> ModelTools {
         input_schema: json!({"type": "object"}),
         output_schema: None,
         annotations: None,
+        ui: None,
     };
     let broken = ToolInfo {
         name: "broken".into(),
@@ -32,6 +34,7 @@ fn tools() -> ModelTools {
         input_schema: json!({"type": "object", "properties": {"a": {"type": "no-such-type"}}}),
         output_schema: None,
         annotations: None,
+        ui: None,
     };
     ModelTools::new([("fs".to_string(), vec![read, now, broken])])
 }

@@ -88,6 +88,7 @@ fn conversations_are_listed_searched_renamed_and_deleted_with_their_grants() {
         input_schema: json!({"type": "object"}),
         output_schema: None,
         annotations: None,
+        ui: None,
     };
     let pinned = Pinned::new(
         ServerDefinition {
@@ -130,6 +131,7 @@ fn a_kept_grant_is_revoked_and_the_rest_returned() {
             input_schema: json!({"type": "object"}),
             output_schema: None,
             annotations: None,
+            ui: None,
         };
         Pinned::new(
             ServerDefinition {

@@ -364,6 +364,7 @@ fn the_listed_tool_serializes_as_the_window_reads_it() {
             &["n"],
         ),
         annotations: None,
+        ui: None,
     };
     let listed = serde_json::to_value(ListedTool::from(info)).expect("serializes");
     assert_eq!(listed["name"], "echo");
