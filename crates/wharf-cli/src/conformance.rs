@@ -31,6 +31,7 @@ pub async fn run(url: &str, broker: Broker, events: EventsFile) -> Result<ExitCo
         expose_roots: true,
         path_arguments: wharf_core::config::PathArgumentPolicy::Refuse,
         elicitation: true,
+        apps: true,
         oauth: None,
         missing_inputs: Vec::new(),
         stance: Default::default(),
