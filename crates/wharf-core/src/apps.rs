@@ -5,7 +5,9 @@
 //!
 //! Every failure is named (`ViewError`): a view that cannot be shown says why in its place, never a blank frame.
 
+pub mod bridge;
 pub mod csp;
+pub mod host;
 
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
