@@ -92,6 +92,7 @@ pub fn run(
                 redactor,
                 chat,
                 desktop: Box::new(crate::dialogs::Dialogs(handle.clone())),
+                views: None,
             };
             let session = Arc::new(new_session(
                 config,

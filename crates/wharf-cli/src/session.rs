@@ -56,6 +56,7 @@ pub async fn run(host: HostBuilder, events: EventsFile) -> Result<ExitCode, Fail
         // Opened at the first `chat` command: a session that never chats leaves no conversations file behind.
         chat: SessionChat::later(ChatPaths::default()),
         desktop: Box::new(NoDesktop),
+        views: None,
     };
     let session = Arc::new(host.session(sink, parts));
     // Notices of the session itself, outside the host's events, written as the host's are.

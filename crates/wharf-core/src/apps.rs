@@ -82,6 +82,32 @@ pub async fn fetch(connection: &Connection, uri: &str) -> Result<ViewDocument, F
     Ok(ViewDocument::from_read(uri, &read, listed)?)
 }
 
+/// Where a tool's view is, or why there is none: what the front end shows in the view's place.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ViewSlot {
+    /// The view's `ui://` resource.
+    pub uri: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub frame: Option<host::ViewFrame>,
+    /// Why the view cannot be shown, naming the stage that failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub error: Option<String>,
+    /// The view's size as read, in bytes.
+    #[ts(type = "number")]
+    pub bytes: u64,
+    /// The policy it runs under, as sent.
+    pub policy: String,
+    /// Declared domains that are not in the policy, and why.
+    pub refused_domains: Vec<RefusedDomain>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub prefers_border: Option<bool>,
+}
+
 /// A view ready to be served: its HTML and the policy it runs under.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ViewDocument {

@@ -252,6 +252,14 @@ pub enum HostEvent {
         changes: Vec<crate::question::tool_call::ToolPart>,
         pin: String,
     },
+    /// A tool's view made a request (or logged a message): what it asked, and how that ended.
+    ViewRequest {
+        server: String,
+        /// The tool whose view it is.
+        tool: String,
+        method: String,
+        outcome: String,
+    },
     /// A turn began in `conversation` (created for it when the turn started a new one): `turn` is the front end's
     /// own name for the turn, so that it knows where the turn's deltas, cards and messages go.
     ChatTurnStarted {

@@ -128,6 +128,8 @@ pub struct CallToApprove<'a> {
     pub stance: ServerStance,
     pub arguments: JsonObject,
     pub new_tool: bool,
+    /// Who makes the call when it is not the model, as the card names it (e.g. "the view of tool x (server y)").
+    pub caller: Option<String>,
 }
 
 impl Approval<'_> {
@@ -203,7 +205,11 @@ impl Approval<'_> {
         let request = InputRequest {
             server: view.server.clone(),
             kind: InputKind::ToolCall,
-            cause: Some(format!("the model calls tool {}", quoted(&view.tool))),
+            cause: Some(format!(
+                "{} calls tool {}",
+                call.caller.as_deref().unwrap_or("the model"),
+                quoted(&view.tool)
+            )),
             origin: Some(json!({"conversation": view.conversation, "call": view.call_id})),
             params: json!({"name": view.tool, "arguments": view.arguments}),
             view: Some(InputView::ToolCall(Box::new(view.clone()))),

@@ -28,6 +28,7 @@ pub struct HostBuilder {
     tokens: Option<TokenStore>,
     restart: bool,
     login_path: Option<LoginPath>,
+    apps: bool,
 }
 
 impl HostBuilder {
@@ -40,7 +41,14 @@ impl HostBuilder {
             tokens: None,
             restart: false,
             login_path: None,
+            apps: false,
         }
+    }
+
+    /// Tools' views are declared to servers (MCP Apps): for a front end that renders them.
+    pub fn apps(mut self, apps: bool) -> Self {
+        self.apps = apps;
+        self
     }
 
     /// The folders the servers' roots come from. Default: none open.
@@ -92,6 +100,9 @@ impl HostBuilder {
         let mut capabilities = DeclaredCapabilities::SERVED;
         if self.sampling.is_some() {
             capabilities = capabilities.with_sampling();
+        }
+        if self.apps {
+            capabilities = capabilities.with_apps();
         }
         let broker = Broker::new(capabilities, self.agent);
         let services = Services {

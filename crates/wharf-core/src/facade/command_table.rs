@@ -76,6 +76,10 @@ macro_rules! command_table {
                 local_models: LocalModels => Vec<LocalRuntime>,
                 chat_models: GetChatModels => ChatModels,
                 choose_chat_model: ChooseChatModel => ChatStatus,
+                view_message: ViewMessage => ViewReply,
+                set_view_theme: SetViewTheme => Vec<ViewPost>,
+                close_view: CloseView => ViewPost,
+                forget_view: ForgetView => bool,
             ],
             session: [
                 servers: SessionServers => Value,

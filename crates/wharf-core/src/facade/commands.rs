@@ -10,6 +10,7 @@ pub mod questions;
 pub mod sampling;
 pub mod servers;
 pub mod session_only;
+pub mod views;
 pub mod workspace;
 
 /// Every type the table names, so that each front end expands the table with one `use`.
@@ -23,6 +24,7 @@ pub mod prelude {
     pub use super::sampling::*;
     pub use super::servers::*;
     pub use super::session_only::*;
+    pub use super::views::*;
     pub use super::workspace::*;
     pub use crate::approval::StoredGrant;
     pub use crate::broker::PendingInput;
@@ -33,7 +35,7 @@ pub mod prelude {
     pub use crate::connection::ToolInfo;
     pub use crate::conversations::{ConversationSummary, SearchHit};
     pub use crate::facade::chat_model::ChatModels;
-    pub use crate::facade::session::ChatStatus;
+    pub use crate::facade::session::{ChatStatus, ViewReply};
     pub use crate::facade::startup::StartupReport;
     pub use crate::host::ServerSummary;
     pub use crate::model::LocalRuntime;

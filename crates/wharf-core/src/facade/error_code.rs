@@ -29,6 +29,8 @@ wire_codes! {
         UnknownInput = "unknown_input",
         UnknownRequest = "unknown_request",
         UnknownSource = "unknown_source",
+        UnknownView = "unknown_view",
+        NoViews = "no_views",
         Template = "template",
         NotABlob = "not_a_blob",
         NotAFolder = "not_a_folder",

@@ -38,6 +38,40 @@ impl LinkError {
     }
 }
 
+/// Who asks to open a link, as the consent card says it.
+#[derive(Debug, Clone)]
+pub struct LinkAsker {
+    /// The card's server: the model's links name no server ([`LINK_ASKER`]); a view's name its own.
+    pub server: String,
+    pub message: String,
+    pub cause: String,
+}
+
+impl LinkAsker {
+    /// A link in a model's reply.
+    pub fn model() -> LinkAsker {
+        LinkAsker {
+            server: LINK_ASKER.to_string(),
+            message:
+                "A link in the model's reply. The model wrote it: check where it goes before you open it."
+                    .to_string(),
+            cause: "a link in a reply".to_string(),
+        }
+    }
+
+    /// A link a server's view asks to open.
+    pub fn view(server: &str, tool: &str) -> LinkAsker {
+        LinkAsker {
+            server: server.to_string(),
+            message: format!(
+                "The view of tool {tool} asks to open a link. Server {server} wrote it: check where it goes \
+                 before you open it."
+            ),
+            cause: format!("the view of tool {tool} ({server})"),
+        }
+    }
+}
+
 /// Asks the user about `url` (a link in `conversation`, when known, so the card can be shown in its thread) and
 /// opens it in the system browser once they accept.
 pub async fn open_link(
@@ -45,7 +79,17 @@ pub async fn open_link(
     url: &str,
     conversation: Option<&str>,
 ) -> Result<(), LinkError> {
-    open_link_with(broker, url, conversation, |review| async move {
+    open_link_for(broker, url, &LinkAsker::model(), conversation).await
+}
+
+/// [`open_link`] for a link `asker` asks to open.
+pub async fn open_link_for(
+    broker: &Broker,
+    url: &str,
+    asker: &LinkAsker,
+    conversation: Option<&str>,
+) -> Result<(), LinkError> {
+    open_link_with(broker, url, asker, conversation, |review| async move {
         // Opening may block (a text-mode browser named in `$BROWSER` runs until it quits): off the runtime.
         tokio::task::spawn_blocking(move || url_check::open_in_browser(&review))
             .await
@@ -59,6 +103,7 @@ pub async fn open_link(
 pub async fn open_link_with<F, Fut>(
     broker: &Broker,
     url: &str,
+    asker: &LinkAsker,
     conversation: Option<&str>,
     launch: F,
 ) -> Result<(), LinkError>
@@ -72,16 +117,15 @@ where
             || "the review did not allow this link to open".to_string(),
         )));
     }
-    let message =
-        "A link in the model's reply. The model wrote it: check where it goes before you open it.";
+    let message = &asker.message;
     let request = InputRequest {
-        server: LINK_ASKER.to_string(),
+        server: asker.server.clone(),
         kind: InputKind::ElicitationUrl,
-        cause: Some("a link in a reply".to_string()),
+        cause: Some(asker.cause.clone()),
         origin: conversation.map(|c| json!({ "conversation": c })),
         params: json!({ "mode": "url", "message": message, "url": url }),
         view: Some(InputView::Url {
-            message: message.to_string(),
+            message: message.clone(),
             review: Box::new(review.clone()),
             elicitation_id: None,
             phase: UrlPhase::Consent,
@@ -157,9 +201,15 @@ mod tests {
     async fn a_link_opens_only_after_the_user_accepts_its_reviewed_card() {
         let (broker, agent) = broker(accept());
         let (opened, launch) = browser();
-        open_link_with(&broker, "https://example.com/a?b=c", Some("conv-1"), launch)
-            .await
-            .expect("opened");
+        open_link_with(
+            &broker,
+            "https://example.com/a?b=c",
+            &LinkAsker::model(),
+            Some("conv-1"),
+            launch,
+        )
+        .await
+        .expect("opened");
         assert_eq!(
             *opened.lock().expect("lock"),
             vec!["https://example.com/a?b=c".to_string()]
@@ -183,7 +233,14 @@ mod tests {
         for answer in [InputAnswer::Decline, InputAnswer::Cancel] {
             let (broker, agent) = broker(answer);
             let (opened, launch) = browser();
-            let result = open_link_with(&broker, "https://example.com/", None, launch).await;
+            let result = open_link_with(
+                &broker,
+                "https://example.com/",
+                &LinkAsker::model(),
+                None,
+                launch,
+            )
+            .await;
             assert_eq!(result, Err(LinkError::Declined));
             assert_eq!(LinkError::Declined.code(), ErrorCode::Cancelled);
             assert!(opened.lock().expect("lock").is_empty());
@@ -202,7 +259,7 @@ mod tests {
         ] {
             let (broker, agent) = broker(accept());
             let (opened, launch) = browser();
-            let result = open_link_with(&broker, url, Some("c"), launch).await;
+            let result = open_link_with(&broker, url, &LinkAsker::model(), Some("c"), launch).await;
             assert!(
                 matches!(result, Err(LinkError::Refused(_))),
                 "{url}: {result:?}"
@@ -217,7 +274,14 @@ mod tests {
         let (broker, agent) = broker(accept());
         let broker = broker.with_capabilities(DeclaredCapabilities::default());
         let (opened, launch) = browser();
-        let result = open_link_with(&broker, "https://example.com/", None, launch).await;
+        let result = open_link_with(
+            &broker,
+            "https://example.com/",
+            &LinkAsker::model(),
+            None,
+            launch,
+        )
+        .await;
         assert!(matches!(result, Err(LinkError::Refused(_))), "{result:?}");
         assert!(opened.lock().expect("lock").is_empty());
         assert!(agent.asked.lock().expect("lock").is_empty());
@@ -226,9 +290,13 @@ mod tests {
     #[tokio::test]
     async fn a_browser_that_fails_is_said_as_such() {
         let (broker, _) = broker(accept());
-        let result = open_link_with(&broker, "https://example.com/", None, |_| async {
-            Err(LinkError::Browser("no browser".to_string()))
-        })
+        let result = open_link_with(
+            &broker,
+            "https://example.com/",
+            &LinkAsker::model(),
+            None,
+            |_| async { Err(LinkError::Browser("no browser".to_string())) },
+        )
         .await;
         assert_eq!(result, Err(LinkError::Browser("no browser".into())));
     }

@@ -24,8 +24,10 @@ use super::startup::{self, StartupReport};
 use super::{Calls, ErrorCode};
 
 pub mod chat;
+pub mod views;
 
 pub use chat::{ChatStatus, SessionChat};
+pub use views::{SessionViews, ViewReply};
 
 /// What the front end shows natively, for the commands that need it: the app's dialogs. A front end without them
 /// (the `wharf` command) answers that it has none.
@@ -69,6 +71,8 @@ pub struct SessionParts {
     pub redactor: Redactor,
     pub chat: SessionChat,
     pub desktop: Box<dyn Desktop>,
+    /// The tools' views, for a front end that renders them (MCP Apps); none elsewhere.
+    pub views: Option<SessionViews>,
 }
 
 pub struct Session {
@@ -83,6 +87,7 @@ pub struct Session {
     tokens: TokenStore,
     chat: SessionChat,
     desktop: Box<dyn Desktop>,
+    views: Option<SessionViews>,
 }
 
 impl Session {
@@ -106,6 +111,7 @@ impl Session {
             tokens,
             chat: parts.chat,
             desktop: parts.desktop,
+            views: parts.views,
         }
     }
 
@@ -148,6 +154,11 @@ impl Session {
                 }
             },
         )
+    }
+
+    /// The tools' views, when this front end renders them.
+    pub fn views(&self) -> Option<&SessionViews> {
+        self.views.as_ref()
     }
 
     pub fn desktop(&self) -> &dyn Desktop {

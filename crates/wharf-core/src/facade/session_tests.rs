@@ -24,6 +24,7 @@ fn session_on(dir: &tempfile::TempDir, text: &str) -> Session {
             conversations: dir.path().join("conversations.db"),
         }),
         desktop: Box::new(NoDesktop),
+        views: None,
     };
     HostBuilder::new(config, Arc::new(DeclineAll))
         .tokens(TokenStore::memory())

@@ -25,6 +25,10 @@ pub struct ToolResultView {
     pub structured: Option<String>,
     /// The structured content was cut to fit the cap.
     pub structured_truncated: bool,
+    /// The tool's view (MCP Apps), for a front end that renders views, or why it cannot be shown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub view: Option<crate::apps::ViewSlot>,
 }
 
 /// Shapes a `tools/call` result.
@@ -58,6 +62,7 @@ pub fn tool_result_view(result: &ToolResult) -> ToolResultView {
         blocks,
         structured,
         structured_truncated,
+        view: None,
     }
 }
 

@@ -102,6 +102,7 @@ async fn decide(s: &Setup, stance: ServerStance, arguments: Value) -> Approved {
             stance,
             arguments: arguments.as_object().unwrap().clone(),
             new_tool: true,
+            caller: None,
         })
         .await
 }
@@ -237,6 +238,7 @@ async fn the_window_cannot_answer_with_arguments_that_break_the_schema() {
         stance: ASK,
         arguments: json!({"path": "/w/a"}).as_object().unwrap().clone(),
         new_tool: false,
+        caller: None,
     });
     let answering = async {
         let id = loop {
@@ -295,6 +297,7 @@ async fn a_tool_named_in_words_is_quoted_in_the_cause_and_flagged_on_the_card() 
             stance: ASK,
             arguments: arguments.as_object().unwrap().clone(),
             new_tool: true,
+            caller: None,
         })
         .await;
     let asked = s.agent.asked.lock().unwrap().clone();

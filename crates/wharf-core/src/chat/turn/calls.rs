@@ -89,6 +89,7 @@ impl Turn<'_> {
                 stance: def.stance,
                 arguments: vetted.arguments.clone(),
                 new_tool: !self.known.contains(&key),
+                caller: None,
             });
             let approved = tokio::select! {
                 approved = ask => approved,

@@ -97,10 +97,14 @@ impl Run for CallTool {
             None,
             &self.server,
             &self.tool,
-            self.args,
+            self.args.clone(),
         )
         .await?;
-        Ok(tool_result_view(&result))
+        let mut shown = tool_result_view(&result);
+        shown.view = session
+            .view_for_call(&self.server, &self.tool, self.args.as_ref(), &result)
+            .await;
+        Ok(shown)
     }
 }
 

@@ -1,0 +1,266 @@
+//! Views through the command table, as the app drives them: a tool's call returns its view's frame, the frame's
+//! messages are answered, the view's calls go through the approval card, and a closed view is no longer served.
+
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use crate::apps::bridge::Theme;
+use crate::auth::TokenStore;
+use crate::broker::{QuestionQueue, ScriptedAgent};
+use crate::facade::session::{NoDesktop, SessionChat, SessionParts, SessionViews};
+use crate::facade::startup::StartupReport;
+use crate::facade::{dispatch, ChatPaths, HostBuilder, Session};
+use crate::redact::Redactor;
+use crate::{Config, EventSink, HostEvent};
+
+fn fixture() -> String {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/apps_server.py");
+    root.to_string_lossy().into_owned()
+}
+
+/// A session that renders views, on the apps fixture server, answering questions with `script`.
+fn session(dir: &tempfile::TempDir, script: &str, events: EventSink) -> Session {
+    let path = dir.path().join("mcp.json");
+    let text =
+        json!({"servers": {"apps": {"command": "python3", "args": [fixture()]}}}).to_string();
+    std::fs::write(&path, text).expect("write the configuration");
+    let config = Config::load(&path).expect("load");
+    let parts = SessionParts {
+        demo: None,
+        report: StartupReport::default(),
+        questions: Some(Arc::new(QuestionQueue::default())),
+        redactor: Redactor::default(),
+        chat: SessionChat::later(ChatPaths {
+            grants: dir.path().join("grants.json"),
+            conversations: dir.path().join("conversations.db"),
+        }),
+        desktop: Box::new(NoDesktop),
+        views: Some(SessionViews::new("tauri://localhost", Theme::Light)),
+    };
+    let agent = ScriptedAgent::parse(script).expect("script");
+    HostBuilder::new(config, Arc::new(agent))
+        .tokens(TokenStore::memory())
+        .apps(true)
+        .session(events, parts)
+}
+
+fn request(id: u64, method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+async fn post(session: &Session, view_id: &str, message: Value) -> Value {
+    dispatch(
+        session,
+        "view_message",
+        json!({"viewId": view_id, "message": message}),
+    )
+    .await
+    .expect("the view's message is answered")
+}
+
+#[tokio::test]
+async fn a_tools_call_brings_its_view_and_the_view_is_bridged_to_its_own_server_only() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let told = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = told.clone();
+    let events = EventSink::new(move |e| kept.lock().expect("events").push(e));
+    let session = session(
+        &dir,
+        r#"{"tool_call": [{"action": "deny"}, {"action": "allow_once"}], "elicitation_url": {"action": "decline"}}"#,
+        events,
+    );
+    let called = dispatch(
+        &session,
+        "call_tool",
+        json!({"callId": "c1", "server": "apps", "tool": "clock", "args": {"zone": "UTC"}}),
+    )
+    .await
+    .expect("called");
+    let view = &called["view"];
+    assert_eq!(view["uri"], "ui://apps/clock", "{called}");
+    assert!(view["policy"]
+        .as_str()
+        .expect("policy")
+        .contains("connect-src 'none'"));
+    let view_id = view["frame"]["viewId"]
+        .as_str()
+        .expect("a frame")
+        .to_owned();
+    let proxy_url = view["frame"]["proxyUrl"]
+        .as_str()
+        .expect("proxy url")
+        .to_owned();
+    let client = reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .expect("client");
+    assert_eq!(
+        client.get(&proxy_url).send().await.expect("proxy").status(),
+        200
+    );
+
+    let init = post(
+        &session,
+        &view_id,
+        request(1, "ui/initialize", json!({"protocolVersion": "2026-01-26"})),
+    )
+    .await;
+    assert_eq!(
+        init["post"][0]["result"]["hostContext"]["toolInfo"]["tool"]["name"], "clock",
+        "{init}"
+    );
+    let ready = post(
+        &session,
+        &view_id,
+        json!({"jsonrpc": "2.0", "method": "ui/notifications/initialized"}),
+    )
+    .await;
+    assert_eq!(
+        ready["post"][0]["method"], "ui/notifications/tool-input",
+        "{ready}"
+    );
+    assert_eq!(ready["post"][0]["params"]["arguments"]["zone"], "UTC");
+    assert_eq!(ready["post"][1]["method"], "ui/notifications/tool-result");
+    assert_eq!(ready["post"][1]["params"]["content"][0]["text"], "12:00");
+
+    // The first call of a tool visible to views is denied on its card, the second allowed.
+    let denied = post(
+        &session,
+        &view_id,
+        request(2, "tools/call", json!({"name": "app_only"})),
+    )
+    .await;
+    assert_eq!(denied["post"][0]["error"]["code"], -32000, "{denied}");
+    let allowed = post(
+        &session,
+        &view_id,
+        request(3, "tools/call", json!({"name": "app_only"})),
+    )
+    .await;
+    assert_eq!(
+        allowed["post"][0]["result"]["content"][0]["text"], "for views",
+        "{allowed}"
+    );
+    // A tool the server does not make visible to views, or that it does not have, is refused before any card.
+    let not_listed = post(
+        &session,
+        &view_id,
+        request(4, "tools/call", json!({"name": "echo"})),
+    )
+    .await;
+    assert_eq!(
+        not_listed["post"][0]["error"]["code"], -32602,
+        "{not_listed}"
+    );
+    // A link is declined on its consent card: the spec's error, and no browser.
+    let link = post(
+        &session,
+        &view_id,
+        request(5, "ui/open-link", json!({"url": "https://example.com/"})),
+    )
+    .await;
+    assert_eq!(
+        link["post"][0]["error"]["message"], "Link opening denied by user",
+        "{link}"
+    );
+
+    let calls: Vec<(String, String)> = told
+        .lock()
+        .expect("events")
+        .iter()
+        .filter_map(|e| match e {
+            HostEvent::ToolCall { tool, decided, .. } => Some((tool.clone(), decided.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    let logged: Vec<(String, String)> = told
+        .lock()
+        .expect("events")
+        .iter()
+        .filter_map(|e| match e {
+            HostEvent::ViewRequest {
+                method, outcome, ..
+            } => Some((method.clone(), outcome.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(logged.len(), 5, "{logged:?}");
+    assert_eq!(
+        logged[0],
+        ("ui/initialize".to_string(), "answered".to_string())
+    );
+    assert!(logged[1].1.starts_with("refused"), "{logged:?}");
+
+    let teardown = dispatch(&session, "close_view", json!({"viewId": view_id}))
+        .await
+        .expect("teardown");
+    assert_eq!(teardown["post"][0]["method"], "ui/resource-teardown");
+    assert_eq!(
+        dispatch(&session, "forget_view", json!({"viewId": view_id}))
+            .await
+            .expect("forgot"),
+        json!(true)
+    );
+    assert_eq!(
+        client.get(&proxy_url).send().await.expect("proxy").status(),
+        404
+    );
+    let gone = dispatch(
+        &session,
+        "view_message",
+        json!({"viewId": view_id, "message": request(6, "ping", json!({}))}),
+    )
+    .await
+    .expect_err("no such view");
+    assert_eq!(gone.code, crate::facade::ErrorCode::UnknownView);
+    session.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_view_that_cannot_be_shown_says_why_in_its_place_and_a_hostile_policy_is_held_to_its_origins(
+) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let session = session(&dir, "{}", EventSink::discard());
+    let call = |tool: &str| {
+        dispatch(
+            &session,
+            "call_tool",
+            json!({"callId": tool, "server": "apps", "tool": tool}),
+        )
+    };
+    let wrong = call("wrong_type").await.expect("called");
+    assert_eq!(wrong["blocks"][0]["text"], "ok", "{wrong}");
+    assert!(wrong["view"].get("frame").is_none(), "{wrong}");
+    let why = wrong["view"]["error"].as_str().expect("why");
+    assert!(
+        why.starts_with("reading the view:") && why.contains("\"text/html\""),
+        "{why}"
+    );
+
+    let hostile = call("hostile_csp").await.expect("called");
+    let view = &hostile["view"];
+    assert!(view.get("frame").is_some(), "{hostile}");
+    let policy = view["policy"].as_str().expect("policy");
+    assert!(
+        policy.contains("connect-src 'self' https://api.example.com;"),
+        "{policy}"
+    );
+    assert!(
+        !policy.contains("evil") && !policy.contains("unsafe-eval"),
+        "{policy}"
+    );
+    assert_eq!(
+        view["refusedDomains"].as_array().expect("refused").len(),
+        5,
+        "{view}"
+    );
+    assert_eq!(view["prefersBorder"], true);
+
+    // A plain tool has no view.
+    let plain = call("declared").await.expect("called");
+    assert!(plain.get("view").is_none(), "{plain}");
+    session.shutdown().await;
+}
