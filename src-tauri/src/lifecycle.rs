@@ -7,10 +7,11 @@ use crate::state::{AppState, WindowSize};
 use std::path::PathBuf;
 use std::sync::Arc;
 use tauri::{AppHandle, Emitter, Manager, RunEvent};
+use wharf_core::apps::bridge::Theme;
 use wharf_core::auth::TokenStore;
 use wharf_core::command_table;
 use wharf_core::events::NoticeCode;
-use wharf_core::facade::session::{provider_of, SessionChat};
+use wharf_core::facade::session::{provider_of, SessionChat, SessionViews};
 use wharf_core::facade::startup::{Startup, StartupReport};
 use wharf_core::facade::{ChatPaths, HostBuilder, Session, SessionParts};
 use wharf_core::login_env::{FrontEnd, LoginPath};
@@ -92,7 +93,7 @@ pub fn run(
                 redactor,
                 chat,
                 desktop: Box::new(crate::dialogs::Dialogs(handle.clone())),
-                views: None,
+                views: Some(SessionViews::new(crate::window::APP_ORIGIN, Theme::Light)),
             };
             let session = Arc::new(new_session(
                 config,
@@ -119,7 +120,7 @@ pub fn run(
                 tracing::warn!("cannot watch the workspace folders ({e}); renames on disk will not be followed");
             }
             // A failed setup makes Tauri panic; exit with an error and a log line instead.
-            if let Err(e) = crate::window::open(&handle, size) {
+            if let Err(e) = crate::window::open(&handle, size, session.clone()) {
                 tracing::error!("cannot open the window: {e}");
                 handle.exit(1);
                 return Ok(());
@@ -207,6 +208,8 @@ fn new_session(
         .sampling(sampling)
         .tokens(tokens)
         .restart_servers(true)
+        // The window renders tools' views (MCP Apps).
+        .apps(true)
         // Read on a thread of its own while the window opens; a server's start waits for it, within its bound.
         .login_path(LoginPath::start_for(FrontEnd::App))
         .session(events, parts)

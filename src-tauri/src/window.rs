@@ -2,22 +2,36 @@
 //! anywhere else and new windows are refused (and logged), so a link or script in server-provided text can never turn
 //! the webview into a browser with access to our commands.
 
+use std::sync::Arc;
+
 use tauri::webview::NewWindowResponse;
 use tauri::{AppHandle, Manager, Url, WebviewUrl, WebviewWindowBuilder};
+use wharf_core::facade::Session;
 
 use crate::state::WindowSize;
 
 /// The label the capability file (`capabilities/main-window.json`) grants its permissions to.
 pub const MAIN_WINDOW: &str = "main";
 
-pub fn open(handle: &AppHandle, size: WindowSize) -> tauri::Result<()> {
+/// The app's own origin, where its pages come from: the only origin that may frame a view's sandbox proxy.
+pub const APP_ORIGIN: &str = if cfg!(any(windows, target_os = "android")) {
+    "http://tauri.localhost"
+} else {
+    "tauri://localhost"
+};
+
+/// Opens the window. Besides the app's pages, its frames may load only the pages of the views being shown (each
+/// view's sandbox proxy and HTML, from the view host's loopback origins): a view that navigates anywhere else, or
+/// a frame that tries to, is refused.
+pub fn open(handle: &AppHandle, size: WindowSize, session: Arc<Session>) -> tauri::Result<()> {
     let window =
         WebviewWindowBuilder::new(handle, MAIN_WINDOW, WebviewUrl::App("index.html".into()))
             .title("Wharf")
             .inner_size(size.width, size.height)
             .min_inner_size(560.0, 360.0)
-            .on_navigation(|url| {
-                let allowed = is_app_url(url);
+            .on_navigation(move |url| {
+                let allowed =
+                    is_app_url(url) || session.views().is_some_and(|views| views.is_view_url(url));
                 if !allowed {
                     tracing::warn!(%url, "navigation away from the app refused");
                 }

@@ -5,7 +5,7 @@ import base from "../vite.config";
 
 const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src 'self' data:; font-src 'self'; " +
-  "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-src 'none'";
+  "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-src http://127.0.0.1:*";
 
 export default mergeConfig(base, {
   build: {

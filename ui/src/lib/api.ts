@@ -46,6 +46,9 @@ import type { ListedTool } from "../bindings/ListedTool";
 import type { ToolResultView } from "../bindings/ToolResultView";
 import type { UiState } from "../bindings/UiState";
 import type { WorkspaceFolders } from "../bindings/WorkspaceFolders";
+import type { ViewReply } from "../bindings/ViewReply";
+import type { ViewPost } from "../bindings/ViewPost";
+import type { Theme } from "../bindings/Theme";
 import type { JsonValue } from "../bindings/serde_json/JsonValue";
 import type { TauriCommand } from "../bindings/TauriCommand";
 import type { Commands } from "../bindings/Commands";
@@ -217,6 +220,15 @@ export const revokeGrant = (server: string, tool: string): Promise<ToolGrant[]> 
 /** Asks the user (the URL card) and opens a reply's link in the system browser on Accept; rejects when not opened. */
 export const openLink = (url: string, conversation: string | null): Promise<null> =>
   call("open_link", { url, conversation });
+/** One message a view's frame posted, as posted: what to post back to the frame, and what to do around it. */
+export const viewMessage = (viewId: string, message: unknown): Promise<ViewReply> =>
+  call("view_message", { viewId, message });
+/** The app's theme, for every view: what each view is to be posted. */
+export const setViewTheme = (theme: Theme): Promise<ViewPost[]> => call("set_view_theme", { theme });
+/** A view is about to close: the request to post it, asking it to let go. */
+export const closeView = (viewId: string): Promise<ViewPost> => call("close_view", { viewId });
+/** The view's frame is gone: it is no longer served. */
+export const forgetView = (viewId: string): Promise<boolean> => call("forget_view", { viewId });
 export const smokeRendered = (rows: RenderedRow[]): Promise<null> => call("smoke_rendered", { rows });
 
 export const onHostEvent = (handler: (event: HostEvent) => void): Promise<UnlistenFn> =>

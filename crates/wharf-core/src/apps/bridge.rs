@@ -102,6 +102,23 @@ pub enum ViewEffect {
     Context { text: String },
     /// The view asked to be closed.
     Teardown,
+    /// The view answered the teardown request: its frame may go.
+    TornDown,
+    /// The view reached a stage of its start, shown in its place until it is running.
+    Stage { stage: ViewStage },
+}
+
+/// The stages of a view's start after it was read and served: a view that stops short says which it did not reach.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum ViewStage {
+    /// The sandbox proxy loaded and is relaying.
+    SandboxLoaded,
+    /// The view opened the bridge (`ui/initialize`).
+    BridgeInitialized,
+    /// The view was given the tool's input.
+    InputDelivered,
 }
 
 /// How one request ended, as the activity log tells it.
@@ -257,7 +274,11 @@ impl ViewBridge {
     ) -> Handled {
         let Some(method) = message.get("method").and_then(Value::as_str) else {
             // A response (to the teardown request) or junk: nothing to answer.
-            return Handled::default();
+            let mut handled = Handled::default();
+            if message.get("id").and_then(Value::as_str) == Some(TEARDOWN_ID) {
+                handled.effects.push(ViewEffect::TornDown);
+            }
+            return handled;
         };
         let params = message.get("params").cloned().unwrap_or(Value::Null);
         let Some(id) = message.get("id").cloned() else {
@@ -279,6 +300,11 @@ impl ViewBridge {
             };
         }
         let mut effects = Vec::new();
+        if matches!(method, "ui/initialize" | "initialize") {
+            effects.push(ViewEffect::Stage {
+                stage: ViewStage::BridgeInitialized,
+            });
+        }
         let answer = self.request(method, &params, services, &mut effects).await;
         let (reply, outcome) = match answer {
             Ok(result) => (
@@ -324,8 +350,17 @@ impl ViewBridge {
         match method {
             "ui/notifications/initialized" => {
                 self.initialized = true;
+                let input_was_sent = self.input_sent;
                 handled.replies = self.pending();
+                if !input_was_sent {
+                    handled.effects.push(ViewEffect::Stage {
+                        stage: ViewStage::InputDelivered,
+                    });
+                }
             }
+            "ui/notifications/sandbox-proxy-ready" => handled.effects.push(ViewEffect::Stage {
+                stage: ViewStage::SandboxLoaded,
+            }),
             "ui/notifications/size-changed" => {
                 if let Some(height) = params.get("height").and_then(Value::as_f64) {
                     let height = height.clamp(f64::from(MIN_HEIGHT), f64::from(MAX_HEIGHT));

@@ -185,6 +185,14 @@ export function describeEvent(event: HostEvent): Described | null {
         text: `the model's call of ${event.tool}: ${event.decided}${changed}`,
       };
     }
+    case "view_request":
+      // What a tool's view asked of Wharf, and how it ended (the view is its server's page, logged as its server).
+      return {
+        server: event.server,
+        kind: "call",
+        level: event.outcome.startsWith("refused") ? "warning" : "info",
+        text: `the view of ${event.tool}: ${event.method}: ${event.outcome}`,
+      };
     // Streamed text and the start of a turn go to the thread only.
     case "chat_turn_started":
     case "chat_delta":

@@ -172,7 +172,28 @@ async fn the_handshake_answers_everything_a_view_needs_then_the_input_once_then_
             now,
         )
         .await;
-    assert!(again.replies.is_empty());
+    assert!(again.replies.is_empty() && again.effects.is_empty());
+    let proxy = view
+        .handle(
+            &json!({"jsonrpc": "2.0", "method": "ui/notifications/sandbox-proxy-ready"}),
+            &fake,
+            now,
+        )
+        .await;
+    assert_eq!(
+        proxy.effects,
+        [ViewEffect::Stage {
+            stage: ViewStage::SandboxLoaded
+        }]
+    );
+    let let_go = view
+        .handle(
+            &json!({"jsonrpc": "2.0", "id": TEARDOWN_ID, "result": {}}),
+            &fake,
+            now,
+        )
+        .await;
+    assert_eq!(let_go.effects, [ViewEffect::TornDown]);
     assert_eq!(
         methods(&view.set_theme(Theme::Light)),
         ["ui/notifications/host-context-changed"]
