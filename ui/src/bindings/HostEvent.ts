@@ -44,4 +44,8 @@ decided: string,
 /**
  * The tool differs from the definition a grant was given for: the grant was suspended and the user asked.
  */
-changed: boolean, changes: Array<ToolPart>, pin: string, } | { "event": "chat_turn_started", turn: string, conversation: string, } | { "event": "chat_delta", conversation: string, text: string, } | { "event": "notice", server?: string, code: NoticeCode, message: string, };
+changed: boolean, changes: Array<ToolPart>, pin: string, } | { "event": "view_request", server: string, 
+/**
+ * The tool whose view it is.
+ */
+tool: string, method: string, outcome: string, } | { "event": "chat_turn_started", turn: string, conversation: string, } | { "event": "chat_delta", conversation: string, text: string, } | { "event": "notice", server?: string, code: NoticeCode, message: string, };

@@ -64,4 +64,8 @@ export type TauriCommand =
   | "open_link"
   | "local_models"
   | "chat_models"
-  | "choose_chat_model";
+  | "choose_chat_model"
+  | "view_message"
+  | "set_view_theme"
+  | "close_view"
+  | "forget_view";
