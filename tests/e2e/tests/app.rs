@@ -49,6 +49,8 @@ mod servers;
 mod state;
 #[path = "app/tools.rs"]
 mod tools;
+#[path = "app/views.rs"]
+mod views;
 #[path = "app/window.rs"]
 mod window;
 #[path = "app/workspace.rs"]

@@ -45,4 +45,8 @@ destructive: boolean,
 /**
  * The tool was not offered earlier in this conversation.
  */
-newTool: boolean, pin: string, };
+newTool: boolean, pin: string, 
+/**
+ * Who makes the call when it is not the model: a tool's view ("the view of tool x (server y)").
+ */
+caller?: string, };

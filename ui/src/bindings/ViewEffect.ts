@@ -4,4 +4,4 @@ import type { ViewStage } from "./ViewStage";
 /**
  * What a view's message asks of the app around it.
  */
-export type ViewEffect = { "kind": "resize", height: number, } | { "kind": "draft", text: string, } | { "kind": "context", text: string, } | { "kind": "teardown" } | { "kind": "tornDown" } | { "kind": "stage", stage: ViewStage, };
+export type ViewEffect = { "kind": "resize", height: number, } | { "kind": "draft", text: string, } | { "kind": "context", text: string, } | { "kind": "teardown" } | { "kind": "tornDown" } | { "kind": "stage", stage: ViewStage, } | { "kind": "navigated" };

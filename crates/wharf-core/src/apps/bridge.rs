@@ -106,6 +106,8 @@ pub enum ViewEffect {
     TornDown,
     /// The view reached a stage of its start, shown in its place until it is running.
     Stage { stage: ViewStage },
+    /// The view's frame loaded another page: it is no longer relayed, and its place says so.
+    Navigated,
 }
 
 /// The stages of a view's start after it was read and served: a view that stops short says which it did not reach.
@@ -361,6 +363,9 @@ impl ViewBridge {
             "ui/notifications/sandbox-proxy-ready" => handled.effects.push(ViewEffect::Stage {
                 stage: ViewStage::SandboxLoaded,
             }),
+            "ui/notifications/sandbox-view-navigated" => {
+                handled.effects.push(ViewEffect::Navigated)
+            }
             "ui/notifications/size-changed" => {
                 if let Some(height) = params.get("height").and_then(Value::as_f64) {
                     let height = height.clamp(f64::from(MIN_HEIGHT), f64::from(MAX_HEIGHT));

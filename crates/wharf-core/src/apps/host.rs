@@ -104,9 +104,10 @@ impl ViewHost {
     /// Serves `view` until it is removed, and says where to frame it.
     pub fn add(&self, view: &ViewDocument) -> ViewFrame {
         let id = format!("v{}", self.inner.next_id.fetch_add(1, Ordering::Relaxed));
+        // Every ancestor is checked, up to the app's window: the proxy and the app, and no one else, may frame it.
         let policy = format!(
-            "{}; frame-ancestors {}",
-            view.policy.header, self.inner.proxy_origin
+            "{}; frame-ancestors {} {}",
+            view.policy.header, self.inner.proxy_origin, self.inner.app_origin
         );
         self.views().insert(
             id.clone(),

@@ -180,6 +180,7 @@ impl Approval<'_> {
                     destructive: reason.destructive,
                     new_tool: call.new_tool,
                     pin: pin.clone(),
+                    caller: call.caller.clone(),
                 };
                 self.ask(view, &call).await
             }

@@ -143,6 +143,10 @@ pub struct ToolCallView {
     /// The tool was not offered earlier in this conversation.
     pub new_tool: bool,
     pub pin: String,
+    /// Who makes the call when it is not the model: a tool's view ("the view of tool x (server y)").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub caller: Option<String>,
 }
 
 /// The user's answer on the card: the `tool_call` entry of `--answers`, and what the app sends.

@@ -158,7 +158,7 @@ async fn a_form_is_filled_and_sent_declined_or_cancelled() -> Result<()> {
 }
 
 /// A `BROWSER` that records what it is given, one argument a line, and returns at once.
-fn recording_browser(home: &Home) -> Result<(std::path::PathBuf, std::path::PathBuf)> {
+pub(super) fn recording_browser(home: &Home) -> Result<(std::path::PathBuf, std::path::PathBuf)> {
     use std::os::unix::fs::PermissionsExt;
     let opened = home.path().join("opened.txt");
     let script = home.path().join("browser.sh");
@@ -173,7 +173,7 @@ fn recording_browser(home: &Home) -> Result<(std::path::PathBuf, std::path::Path
     Ok((script, opened))
 }
 
-fn recorded(opened: &std::path::Path) -> Vec<String> {
+pub(super) fn recorded(opened: &std::path::Path) -> Vec<String> {
     std::fs::read_to_string(opened)
         .unwrap_or_default()
         .lines()

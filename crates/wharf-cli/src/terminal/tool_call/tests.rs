@@ -29,6 +29,7 @@ fn view(tool: &str, arguments: Value) -> ToolCallView {
         destructive: false,
         new_tool: false,
         pin: "sha256:0".into(),
+        caller: None,
     }
 }
 

@@ -194,6 +194,14 @@ async fn the_handshake_answers_everything_a_view_needs_then_the_input_once_then_
         )
         .await;
     assert_eq!(let_go.effects, [ViewEffect::TornDown]);
+    let moved = view
+        .handle(
+            &json!({"jsonrpc": "2.0", "method": "ui/notifications/sandbox-view-navigated"}),
+            &fake,
+            now,
+        )
+        .await;
+    assert_eq!(moved.effects, [ViewEffect::Navigated]);
     assert_eq!(
         methods(&view.set_theme(Theme::Light)),
         ["ui/notifications/host-context-changed"]

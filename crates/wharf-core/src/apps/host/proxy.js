@@ -16,6 +16,22 @@
   frame.setAttribute("referrerpolicy", "no-referrer");
   frame.setAttribute("title", "view");
 
+  // The view's own page loads once. Another load is the frame navigating (its embedder's policy allows only the
+  // view origin, so it can only be another page of it): whatever is in the frame now is not the view that was
+  // bridged, so nothing more it posts is relayed, and the app is told.
+  var loads = 0;
+  var left = false;
+  frame.addEventListener("load", function () {
+    loads += 1;
+    if (loads > 1 && !left) {
+      left = true;
+      window.parent.postMessage(
+        { jsonrpc: "2.0", method: "ui/notifications/sandbox-view-navigated", params: {} },
+        appOrigin
+      );
+    }
+  });
+
   function isMessage(data) {
     return data !== null && typeof data === "object" && data.jsonrpc === "2.0";
   }
@@ -34,7 +50,7 @@
         // The view's origin is opaque: it cannot be named as a target, and only this frame is sent to.
         frame.contentWindow.postMessage(data, "*");
       }
-    } else if (event.source === frame.contentWindow) {
+    } else if (event.source === frame.contentWindow && !left) {
       if (!reserved(data)) {
         window.parent.postMessage(data, appOrigin);
       }

