@@ -106,6 +106,10 @@ pub struct ViewSlot {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub prefers_border: Option<bool>,
+    /// The request asking the view to let go, posted to its frame as it is before the frame is removed.
+    #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
+    #[ts(type = "unknown")]
+    pub teardown: serde_json::Value,
 }
 
 /// A view ready to be served: its HTML and the policy it runs under.

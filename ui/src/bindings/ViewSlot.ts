@@ -25,4 +25,8 @@ policy: string,
 /**
  * Declared domains that are not in the policy, and why.
  */
-refusedDomains: Array<RefusedDomain>, prefersBorder?: boolean, };
+refusedDomains: Array<RefusedDomain>, prefersBorder?: boolean, 
+/**
+ * The request asking the view to let go, posted to its frame as it is before the frame is removed.
+ */
+teardown?: unknown, };

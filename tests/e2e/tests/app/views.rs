@@ -96,7 +96,35 @@ async fn an_example_view_renders_gets_its_result_and_calls_its_tool_through_the_
                 Ok((!text.is_empty() && text != "Loading...").then_some(text))
             })
             .await?;
+        // The view said how tall it is: its frame takes that height, within bounds, instead of the first guess.
+        let height = app
+            .wait_until("the view's frame to take the view's own height", UI, async || {
+                let height = app
+                    .client()
+                    .execute(
+                        "return document.querySelector('[data-testid=view-frame]').getBoundingClientRect().height;",
+                        Vec::new(),
+                    )
+                    .await?
+                    .as_f64()
+                    .unwrap_or_default();
+                Ok((height != 160.0 && height > 40.0).then_some(height))
+            })
+            .await?;
+        check(height <= 2000.0, format!("the view's frame is {height}px tall"))?;
         app.screenshot("tool-view").await?;
+
+        // The window's theme, picked with the toggle (system, then light, then dark), reaches the view.
+        for (clicks, theme) in [(1, "light"), (1, "dark")] {
+            for _ in 0..clicks {
+                app.click(Locator::Css(&testid("theme-toggle")), UI).await?;
+            }
+            app.wait_until(&format!("the view to follow the {theme} theme"), UI, async || {
+                let shown = in_view(app, "return document.documentElement.getAttribute('data-theme');").await?;
+                Ok((shown == theme).then_some(()))
+            })
+            .await?;
+        }
 
         // The view calls its tool: the approval card names the view as the caller; allowed once, the view updates.
         enter_view(app).await?;
@@ -276,4 +304,26 @@ fn answering_page() -> Result<(String, std::sync::Arc<std::sync::atomic::AtomicU
         }
     });
     Ok((format!("http://127.0.0.1:{port}/elsewhere"), hits))
+}
+
+/// The HTTP status a GET of `url` gets (`None`: no answer at all).
+async fn status_of(url: &str) -> Option<u16> {
+    use std::io::{Read, Write};
+    let url = url::Url::parse(url).ok()?;
+    let address = format!("{}:{}", url.host_str()?, url.port()?);
+    let path = url.path().to_owned();
+    tokio::task::spawn_blocking(move || {
+        let mut stream = std::net::TcpStream::connect(address).ok()?;
+        write!(
+            stream,
+            "GET {path} HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n"
+        )
+        .ok()?;
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).ok()?;
+        answer.split(' ').nth(1)?.parse().ok()
+    })
+    .await
+    .ok()
+    .flatten()
 }

@@ -114,6 +114,7 @@ impl Session {
             policy: String::new(),
             refused_domains: Vec::new(),
             prefers_border: None,
+            teardown: Value::Null,
         };
         let document = match apps::fetch(&connection, &uri).await {
             Ok(document) => document,
@@ -131,6 +132,7 @@ impl Session {
             views.theme(),
         );
         bridge.set_outcome(ToolOutcome::Result(result.sent().clone()));
+        let teardown = serde_json::to_value(bridge.teardown()).unwrap_or(Value::Null);
         views
             .open
             .lock()
@@ -147,6 +149,7 @@ impl Session {
             prefers_border: document.ui.prefers_border,
             frame: Some(frame),
             error: None,
+            teardown,
         })
     }
 
