@@ -327,3 +327,83 @@ async fn status_of(url: &str) -> Option<u16> {
     .ok()
     .flatten()
 }
+
+fn apps_fixture() -> Value {
+    json!({
+        "type": "stdio",
+        "command": "python3",
+        "args": [wharf_e2e::repo_root().join("tests/fixtures/apps_server.py")],
+    })
+}
+
+#[tokio::test]
+async fn a_view_calls_only_its_own_servers_tools_that_are_visible_to_views() -> Result<()> {
+    let config = json!({"servers": {"apps": apps_fixture(), "basic": basic_server()}});
+    with_launch(Launch::config(config), async |app| {
+        for server in ["apps", "basic"] {
+            app.wait_for_text(
+                Locator::Css(&in_row(server, "server-status")),
+                "ready",
+                SERVER_READY,
+            )
+            .await?;
+        }
+        select_server(app, "apps").await?;
+        pick_tool(app, "clock").await?;
+        app.click(Locator::Css(&testid("tool-run")), UI).await?;
+        app.wait_for(
+            Locator::Css(r#"[data-testid="tool-view"] [data-stage="input_delivered"]"#),
+            VIEW_READY,
+        )
+        .await?;
+
+        // A tool its server keeps from views, and another server's tool: refused before any card.
+        let model_only = in_view(app, "return window.call('model_only');").await?;
+        check(
+            model_only.as_str().is_some_and(|s| {
+                s.starts_with("error -32602") && s.contains("not visible to views")
+            }),
+            format!("model_only: {model_only}"),
+        )?;
+        let elsewhere = in_view(app, "return window.call('get-time');").await?;
+        check(
+            elsewhere
+                .as_str()
+                .is_some_and(|s| s.starts_with("error -32602") && s.contains("has no tool")),
+            format!("another server's tool: {elsewhere}"),
+        )?;
+        check(
+            app.count(Locator::Css(&testid("toolcall-card"))).await? == 0,
+            "a card for a refused call",
+        )?;
+
+        // A tool visible to views: its card, naming the view; denied, the view gets the refusal.
+        in_view(app, "window.call('app_only'); return true;").await?;
+        app.wait_for_text(
+            Locator::Css(&testid("toolcall-caller")),
+            "the view of tool clock (apps)",
+            UI,
+        )
+        .await?;
+        app.click(Locator::Css(&testid("toolcall-deny-open")), UI)
+            .await?;
+        app.click(Locator::Css(&testid("toolcall-deny")), UI)
+            .await?;
+        app.wait_until("the view to get the refusal", UI, async || {
+            let out = view_text(app, "#out").await?;
+            Ok(out.contains("app_only -> error -32000").then_some(()))
+        })
+        .await?;
+        // Every request is in the activity log, with how it ended: the three calls, each refused.
+        let refused = format!(
+            r#"//*[@data-testid="activity-entry"][contains(., "the view of clock: tools/call: refused")]"#
+        );
+        app.wait_until("the three refused calls in the activity log", UI, async || {
+            let count = app.count(Locator::XPath(&refused)).await?;
+            Ok((count == 3).then_some(()))
+        })
+        .await?;
+        Ok(())
+    })
+    .await
+}
