@@ -49,6 +49,8 @@ OPEN_BY_NATURE = (
     "facade/command.rs",
     # The label a caller gives a call (a session's request id is any JSON), echoed to the front end unread.
     "question.rs",
+    # A view's JSON-RPC messages as its frame posted them, read here and nowhere else, and its tool's arguments.
+    "apps/bridge.rs",
 )
 
 # The model layer: the one place allowed to name a provider kind.

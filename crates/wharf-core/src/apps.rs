@@ -17,11 +17,7 @@ use crate::protocol::{base64_size, Listed, ResourceContents, ResourceRead, Resou
 
 pub use csp::{RefusedDomain, ViewPolicy};
 
-/// The extension's identifier, under which a client declares it (`capabilities.extensions`).
-pub const EXTENSION_ID: &str = "io.modelcontextprotocol/ui";
-
-/// The media type of a view's HTML, exactly as the spec writes it.
-pub const VIEW_MIME_TYPE: &str = "text/html;profile=mcp-app";
+pub use crate::protocol::{EXTENSION_ID, VIEW_MIME_TYPE};
 
 /// The scheme every view resource's URI has.
 pub const VIEW_SCHEME: &str = "ui://";

@@ -19,7 +19,9 @@ mod read;
 mod results;
 mod server;
 
-pub use apps::{DeclaredCsp, DeclaredPermissions, ResourceUi, ToolUi, Visibility};
+pub use apps::{
+    DeclaredCsp, DeclaredPermissions, ResourceUi, ToolUi, Visibility, EXTENSION_ID, VIEW_MIME_TYPE,
+};
 pub use content::{
     base64_size, Annotations, Audience, ContentBlock, Media, ResourceContents, ResourceLink,
     UnknownContent,

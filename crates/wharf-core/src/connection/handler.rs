@@ -94,9 +94,9 @@ impl WharfHandler {
             let mut settings = JsonObject::new();
             settings.insert(
                 "mimeTypes".into(),
-                serde_json::json!([crate::apps::VIEW_MIME_TYPE]),
+                serde_json::json!([crate::protocol::VIEW_MIME_TYPE]),
             );
-            caps.extensions = Some([(crate::apps::EXTENSION_ID.to_owned(), settings)].into());
+            caps.extensions = Some([(crate::protocol::EXTENSION_ID.to_owned(), settings)].into());
         }
         caps
     }

@@ -9,6 +9,12 @@ use serde_json::Value;
 
 use super::read::{items, text};
 
+/// The extension's identifier, under which a client declares it (`capabilities.extensions`).
+pub const EXTENSION_ID: &str = "io.modelcontextprotocol/ui";
+
+/// The media type of a view's HTML, exactly as the spec writes it.
+pub const VIEW_MIME_TYPE: &str = "text/html;profile=mcp-app";
+
 /// The flat key servers wrote before `_meta.ui` existed, still sent beside it by the SDK's `registerAppTool`.
 const LEGACY_RESOURCE_URI_KEY: &str = "ui/resourceUri";
 

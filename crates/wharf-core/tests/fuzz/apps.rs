@@ -123,3 +123,143 @@ proptest! {
         }
     }
 }
+
+mod bridge {
+    //! A view's messages, whatever it sends: the bridge never panics, answers a request with its own id exactly once,
+    //! and never calls a tool its server keeps from views or does not have.
+
+    use std::sync::Mutex;
+    use std::time::Instant;
+
+    use async_trait::async_trait;
+    use proptest::prelude::*;
+    use serde_json::{json, Map, Value};
+    use wharf_core::apps::bridge::{Theme, ToView, ViewBridge, ViewServices};
+    use wharf_core::protocol::{ToolUi, Visibility};
+    use wharf_core::ToolInfo;
+
+    use crate::strategies::{json, text};
+
+    fn tool(name: &str, visibility: Visibility) -> ToolInfo {
+        ToolInfo {
+            name: name.into(),
+            title: None,
+            description: None,
+            input_schema: json!({"type": "object"}),
+            output_schema: None,
+            annotations: None,
+            ui: Some(ToolUi {
+                resource_uri: None,
+                visibility,
+            }),
+        }
+    }
+
+    #[derive(Default)]
+    struct Recorder {
+        called: Mutex<Vec<String>>,
+    }
+
+    #[async_trait]
+    impl ViewServices for Recorder {
+        async fn tools(&self) -> Result<Vec<ToolInfo>, String> {
+            Ok(vec![
+                tool("open", Visibility::default()),
+                tool(
+                    "model_only",
+                    Visibility {
+                        model: true,
+                        app: false,
+                    },
+                ),
+            ])
+        }
+        async fn call_tool(
+            &self,
+            tool: &ToolInfo,
+            _arguments: Map<String, Value>,
+        ) -> Result<Value, String> {
+            self.called.lock().unwrap().push(tool.name.clone());
+            Ok(json!({"content": []}))
+        }
+        async fn read_resource(&self, _uri: &str) -> Result<Value, String> {
+            Ok(json!({"contents": []}))
+        }
+        async fn open_link(&self, _url: &str) -> bool {
+            false
+        }
+    }
+
+    fn message() -> impl Strategy<Value = Value> {
+        let method = prop_oneof![
+            Just(json!("tools/call")),
+            Just(json!("tools/list")),
+            Just(json!("ui/initialize")),
+            Just(json!("ui/notifications/initialized")),
+            Just(json!("ui/notifications/size-changed")),
+            Just(json!("ui/message")),
+            Just(json!("ui/update-model-context")),
+            Just(json!("ui/open-link")),
+            Just(json!("resources/read")),
+            text().prop_map(Value::String),
+            json(),
+        ];
+        let name = prop_oneof![
+            Just(json!("open")),
+            Just(json!("model_only")),
+            Just(json!("missing")),
+            json()
+        ];
+        let id = prop_oneof![
+            Just(None),
+            (0u64..5).prop_map(|n| Some(json!(n))),
+            json().prop_map(Some)
+        ];
+        (method, name, id, json(), json()).prop_map(|(method, name, id, arguments, params)| {
+            let params = if method == "tools/call" {
+                json!({"name": name, "arguments": arguments})
+            } else {
+                params
+            };
+            let mut message = json!({"jsonrpc": "2.0", "method": method, "params": params});
+            if let Some(id) = id {
+                message["id"] = id;
+            }
+            message
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+        #[test]
+        fn any_message_is_answered_once_by_its_id_and_never_reaches_a_hidden_tool(
+            messages in prop::collection::vec(message(), 1..12)
+        ) {
+            let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+            let recorder = Recorder::default();
+            let mut view = ViewBridge::new("s", tool("open", Visibility::default()), Map::new(), Theme::Light);
+            runtime.block_on(async {
+                for message in &messages {
+                    let handled = view.handle(message, &recorder, Instant::now()).await;
+                    let is_request = message.get("id").is_some() && message.get("method").and_then(Value::as_str).is_some();
+                    let answers: Vec<&Value> = handled
+                        .replies
+                        .iter()
+                        .filter_map(|r| match r {
+                            ToView::Result { id, .. } | ToView::Error { id, .. } => Some(id),
+                            _ => None,
+                        })
+                        .collect();
+                    if is_request {
+                        prop_assert_eq!(answers, vec![&message["id"]]);
+                    } else {
+                        prop_assert!(answers.is_empty());
+                    }
+                }
+                Ok(())
+            })?;
+            let called = recorder.called.lock().unwrap();
+            prop_assert!(called.iter().all(|name| name == "open"), "{called:?}");
+        }
+    }
+}

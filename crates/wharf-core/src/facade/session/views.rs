@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 use super::Session;
 use crate::approval::pin::{Pinned, ServerDefinition};
 use crate::apps::bridge::{Theme, ToView, ToolOutcome, ViewBridge, ViewEffect, ViewServices};
-use crate::apps::host::ViewHost;
+use crate::apps::host::{ViewHost, ViewHostError};
 use crate::apps::{self, ViewSlot};
 use crate::chat::approve::{Approval, CallToApprove};
 use crate::chat::tools::ModelTool;
@@ -30,7 +30,7 @@ const VIEWS_CONVERSATION: &str = "views";
 /// The views of a front end that renders them.
 pub struct SessionViews {
     app_origin: String,
-    host: tokio::sync::OnceCell<Result<ViewHost, String>>,
+    host: tokio::sync::OnceCell<Result<ViewHost, ViewHostError>>,
     open: Mutex<HashMap<String, Arc<tokio::sync::Mutex<ViewBridge>>>>,
     theme: Mutex<Theme>,
     calls: std::sync::atomic::AtomicU64,
@@ -58,17 +58,12 @@ impl SessionViews {
         }
     }
 
-    /// The view host, started the first time a view is shown.
-    pub async fn host(&self) -> Result<&ViewHost, String> {
+    /// The view host, started the first time a view is shown (why it could not start, every time after).
+    pub async fn host(&self) -> Result<&ViewHost, &ViewHostError> {
         self.host
-            .get_or_init(|| async {
-                ViewHost::start(&self.app_origin)
-                    .await
-                    .map_err(|e| e.to_string())
-            })
+            .get_or_init(|| ViewHost::start(&self.app_origin))
             .await
             .as_ref()
-            .map_err(Clone::clone)
     }
 
     /// Whether `url` is a frame of a view being shown: the webview's navigation fence lets these through.
