@@ -37,6 +37,8 @@ lint: $(UI_STAMP)
 	# The e2e tests are `test = false` (they need a display), which --all-targets skips: lint them by name.
 	$(CARGO) clippy -p wharf-e2e --all-targets --test app -- -D warnings
 	cd ui && npm run --silent format:check
+	# The core's shape (the one typed core): figures with a goal may not drift past it.
+	python3 scripts/core_shape.py --check > /dev/null
 
 test-rust:
 	$(CARGO) test --workspace

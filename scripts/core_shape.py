@@ -8,7 +8,8 @@ Prints, for the current tree:
 - circles between wharf-core's top-level modules (strongly connected groups of more than one module);
 - the places outside the model layer that name a provider kind (`ProviderKind::`).
 
-`--list` also prints what each figure counts, one line each, so a figure can be checked by hand.
+`--list` also prints what each figure counts, one line each, so a figure can be checked by hand. `--check` fails
+(exit 1, naming the figure) when a figure with a goal is past it: the core's shape does not drift back unnoticed.
 Reads the files as text: a signature is a `pub fn` up to its body or `;`, a module's uses are `crate::NAME`,
 `wharf_core::NAME` is not counted (front ends only). Test code is any file named `tests.rs`, `*_tests.rs`, under a
 `tests/` folder, or after a `#[cfg(test)]` line up to the end of the item that follows it.
@@ -255,6 +256,19 @@ def main():
         print(f"| {name.ljust(width)} | {str(value).rjust(5)} |")
     for group in groups:
         print("circle: " + " ".join(group))
+    if "--check" in sys.argv:
+        goals = (
+            ("src-tauri non-test lines, blanks and comments too", app[1], 2000),
+            ("wharf-core pub fns naming Value (outside open-by-nature places)", len(values), 5),
+            ("wharf-core pub fns returning Result<_, String>", len(string_errors), 0),
+            ("top-level module circles in wharf-core", len(groups), 0),
+            ("places naming ProviderKind:: outside the model layer", len(kinds), 0),
+        )
+        past = [f"{name}: {value} (goal: at most {goal})" for name, value, goal in goals if value > goal]
+        for line in past:
+            print(f"shape: past its goal: {line}", file=sys.stderr)
+        if past:
+            sys.exit(1)
     if listing:
         for title, items in (
             ("Value", values),
