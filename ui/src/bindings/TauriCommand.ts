@@ -68,4 +68,6 @@ export type TauriCommand =
   | "view_message"
   | "set_view_theme"
   | "close_view"
-  | "forget_view";
+  | "forget_view"
+  | "open_call_view"
+  | "tools_with_views";

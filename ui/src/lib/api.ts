@@ -49,6 +49,8 @@ import type { WorkspaceFolders } from "../bindings/WorkspaceFolders";
 import type { ViewReply } from "../bindings/ViewReply";
 import type { ViewPost } from "../bindings/ViewPost";
 import type { Theme } from "../bindings/Theme";
+import type { ToolOfServer } from "../bindings/ToolOfServer";
+import type { ViewSlot } from "../bindings/ViewSlot";
 import type { JsonValue } from "../bindings/serde_json/JsonValue";
 import type { TauriCommand } from "../bindings/TauriCommand";
 import type { Commands } from "../bindings/Commands";
@@ -227,6 +229,11 @@ export const viewMessage = (viewId: string, message: unknown): Promise<ViewReply
 export const setViewTheme = (theme: Theme): Promise<ViewPost[]> => call("set_view_theme", { theme });
 /** A view is about to close: the request to post it, asking it to let go. */
 export const closeView = (viewId: string): Promise<ViewPost> => call("close_view", { viewId });
+/** The view of a model's call kept in `conversation`, opened again; null when the call's tool has none. */
+export const openCallView = (conversation: string, callId: string): Promise<ViewSlot | null> =>
+  call("open_call_view", { conversation, call: callId });
+/** The running servers' tools that have a view. */
+export const toolsWithViews = (): Promise<ToolOfServer[]> => call("tools_with_views", {});
 /** The view's frame is gone: it is no longer served. */
 export const forgetView = (viewId: string): Promise<boolean> => call("forget_view", { viewId });
 export const smokeRendered = (rows: RenderedRow[]): Promise<null> => call("smoke_rendered", { rows });

@@ -2,6 +2,7 @@
 // side answers for all views at once (a theme change) reaches each one. No protocol here: the messages are posted as
 // the Rust side wrote them.
 
+import { writable } from "svelte/store";
 import type { ViewPost } from "../bindings/ViewPost";
 import type { Theme } from "../bindings/Theme";
 import { setViewTheme } from "./api";
@@ -38,3 +39,6 @@ export async function followTheme(): Promise<void> {
     // A front end without views, or a window closing: there is no view to tell.
   }
 }
+
+/** A message a view in the open conversation suggests: the composer takes it as its draft, which the user still sends. */
+export const suggestedDraft = writable<string | null>(null);

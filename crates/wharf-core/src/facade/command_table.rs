@@ -80,6 +80,8 @@ macro_rules! command_table {
                 set_view_theme: SetViewTheme => Vec<ViewPost>,
                 close_view: CloseView => ViewPost,
                 forget_view: ForgetView => bool,
+                open_call_view: OpenCallView => Option<ViewSlot>,
+                tools_with_views: ToolsWithViews => Vec<ToolOfServer>,
             ],
             session: [
                 servers: SessionServers => Value,

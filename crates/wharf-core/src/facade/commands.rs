@@ -27,6 +27,7 @@ pub mod prelude {
     pub use super::views::*;
     pub use super::workspace::*;
     pub use crate::approval::StoredGrant;
+    pub use crate::apps::ViewSlot;
     pub use crate::broker::PendingInput;
     pub use crate::chat::summary::Summarized;
     pub use crate::chat::turn::TurnOutcome;

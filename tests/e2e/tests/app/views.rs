@@ -407,3 +407,45 @@ async fn a_view_calls_only_its_own_servers_tools_that_are_visible_to_views() -> 
     })
     .await
 }
+
+#[path = "chat_provider.rs"]
+mod provider;
+
+#[tokio::test]
+async fn a_models_call_of_a_tool_with_a_view_shows_the_view_under_the_call() -> Result<()> {
+    let home = Home::new()?;
+    let script = json!({"replies": [
+        {"text": "Asking the server for the time.", "tool_calls": [
+            {"id": "call_1", "name": "basic__get-time", "arguments": {}}
+        ]},
+        {"text": "That is the time."}
+    ]});
+    let provider = provider::Provider::start(home.path(), &script).await?;
+    let config = json!({
+        "servers": {"basic": basic_server()},
+        "chat": {"provider": {"kind": "openai", "baseUrl": provider.base_url, "model": "scripted-model"}}
+    });
+    with_launch(Launch::config(config).home(&home), async |app| {
+        app.wait_for(Locator::Css(&testid("chat-screen")), UI).await?;
+        app.click(Locator::Css(&testid("screen-servers")), UI).await?;
+        app.wait_for_text(Locator::Css(&in_row("basic", "server-status")), "ready", SERVER_READY)
+            .await?;
+        app.click(Locator::Css(&testid("screen-chat")), UI).await?;
+        app.fill(Locator::Css(&testid("chat-input")), "What time is it on the server?", UI)
+            .await?;
+        app.click(Locator::Css(&testid("chat-send")), UI).await?;
+        let allow = r#"[data-testid="chat-question"][data-kind="tool_call"] [data-testid="toolcall-allow-once"]"#;
+        app.click(Locator::Css(allow), VIEW_READY).await?;
+        // Under the call, once the turn ends: the view, started with the call's input and result.
+        let delivered = r#"[data-testid="chat-toolcall"][data-tool="get-time"] [data-testid="tool-view"] [data-stage="input_delivered"]"#;
+        app.wait_for(Locator::Css(delivered), VIEW_READY).await?;
+        app.wait_until("the view in the conversation to show the call's result", UI, async || {
+            let text = view_text(app, "#server-time").await?;
+            Ok((!text.is_empty() && text != "Loading...").then_some(()))
+        })
+        .await?;
+        app.screenshot("chat-tool-view").await?;
+        Ok(())
+    })
+    .await
+}

@@ -8,6 +8,10 @@ use super::super::command::{CommandError, Reply, Run};
 use super::super::session::{Session, ViewReply};
 use super::super::ErrorCode;
 use crate::apps::bridge::Theme;
+use crate::apps::ViewSlot;
+use crate::conversations::MessageData;
+use crate::facade::ChatError;
+use crate::question::tool_call::CallDecision;
 
 fn no_views() -> CommandError {
     CommandError::new(ErrorCode::NoViews, "this front end shows no views")
@@ -103,5 +107,94 @@ impl Run for ForgetView {
     async fn run(self, session: &Session) -> Reply<bool> {
         session.views().ok_or_else(no_views)?;
         Ok(session.forget_view(&self.view_id).await)
+    }
+}
+
+/// The view of a model's call kept in a conversation (the call's id in it), opened again from what was kept: the
+/// tool's view as its server serves it now, given the call's arguments and result. `None`: the call's tool has no
+/// view, or the call was not made.
+#[derive(Debug, Deserialize, ts_rs::TS)]
+#[ts(export)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenCallView {
+    pub conversation: String,
+    pub call: String,
+}
+
+impl Run for OpenCallView {
+    async fn run(self, session: &Session) -> Reply<Option<ViewSlot>> {
+        session.views().ok_or_else(no_views)?;
+        let messages = session
+            .chat_service()?
+            .store
+            .messages(&self.conversation)
+            .map_err(ChatError::from)?;
+        let record = messages.iter().find_map(|m| match &m.data {
+            Some(MessageData::ToolCall(record)) if record.id == self.call => Some(record.clone()),
+            _ => None,
+        });
+        let Some(record) = record else {
+            return Err(CommandError::new(
+                ErrorCode::UnknownCall,
+                format!(
+                    "conversation {} has no call {}",
+                    self.conversation, self.call
+                ),
+            ));
+        };
+        let sent = matches!(
+            record.decision,
+            CallDecision::AllowOnce
+                | CallDecision::AllowConversation
+                | CallDecision::AllowAlways
+                | CallDecision::Granted
+        );
+        let Some(server) = record.server.as_deref().filter(|_| sent) else {
+            return Ok(None);
+        };
+        let arguments = record.arguments.as_object().cloned();
+        Ok(session
+            .view_for_call(
+                server,
+                &record.tool,
+                arguments.as_ref(),
+                &record.result.as_tool_result(),
+            )
+            .await)
+    }
+}
+
+/// The tools of the running servers that have a view, so that a front end offers a view only where there is one.
+#[derive(Debug, Deserialize, ts_rs::TS)]
+#[ts(export)]
+pub struct ToolsWithViews {}
+
+/// A tool, by its server.
+#[derive(Debug, serde::Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct ToolOfServer {
+    pub server: String,
+    pub tool: String,
+}
+
+impl Run for ToolsWithViews {
+    async fn run(self, session: &Session) -> Reply<Vec<ToolOfServer>> {
+        session.views().ok_or_else(no_views)?;
+        let mut found = Vec::new();
+        for (def, connection) in session.host().serving().await {
+            let Ok(tools) = connection.current_tools().await else {
+                continue;
+            };
+            found.extend(
+                tools
+                    .iter()
+                    .filter(|t| t.ui.as_ref().is_some_and(|ui| ui.resource_uri.is_some()))
+                    .map(|t| ToolOfServer {
+                        server: def.name.clone(),
+                        tool: t.name.clone(),
+                    }),
+            );
+        }
+        Ok(found)
     }
 }

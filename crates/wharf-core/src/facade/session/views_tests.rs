@@ -264,3 +264,97 @@ async fn a_view_that_cannot_be_shown_says_why_in_its_place_and_a_hostile_policy_
     assert!(plain.get("view").is_none(), "{plain}");
     session.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_kept_calls_view_opens_again_from_what_was_kept_and_a_call_not_made_has_none() {
+    use crate::conversations::message::{CallResult, ToolCallRecord};
+    use crate::conversations::{MessageData, NewMessage, Role};
+    use crate::question::tool_call::CallDecision;
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let session = session(&dir, "{}", EventSink::discard());
+    let store = &session.chat_service().expect("chat").store;
+    let conversation = store.create(Some("views")).expect("created");
+    let record = |id: &str, tool: &str, decision: CallDecision| NewMessage {
+        role: Role::Tool,
+        text: String::new(),
+        data: Some(MessageData::ToolCall(ToolCallRecord {
+            id: id.into(),
+            model_id: None,
+            server: Some("apps".into()),
+            tool: tool.into(),
+            arguments: json!({"zone": "UTC"}),
+            decision,
+            grant: None,
+            decided: None,
+            result: CallResult {
+                content: vec![json!({"type": "text", "text": "12:00"})],
+                is_error: false,
+                shortened: false,
+            },
+            duration_ms: 3,
+        })),
+    };
+    for (id, tool, decision) in [
+        ("c1", "clock", CallDecision::AllowOnce),
+        ("c2", "clock", CallDecision::Deny),
+        ("c3", "declared", CallDecision::AllowOnce),
+    ] {
+        store
+            .append(&conversation.id, record(id, tool, decision))
+            .expect("kept");
+    }
+    let open = |call: &str| {
+        dispatch(
+            &session,
+            "open_call_view",
+            json!({"conversation": conversation.id, "call": call}),
+        )
+    };
+    let slot = open("c1").await.expect("opened");
+    let view_id = slot["frame"]["viewId"]
+        .as_str()
+        .expect("a frame")
+        .to_owned();
+    post(&session, &view_id, request(1, "ui/initialize", json!({}))).await;
+    let ready = post(
+        &session,
+        &view_id,
+        json!({"jsonrpc": "2.0", "method": "ui/notifications/initialized"}),
+    )
+    .await;
+    assert_eq!(
+        ready["post"][0]["params"]["arguments"]["zone"], "UTC",
+        "{ready}"
+    );
+    assert_eq!(
+        ready["post"][1]["params"]["content"][0]["text"], "12:00",
+        "{ready}"
+    );
+    // A denied call was never made: no view. A tool without a view: none either.
+    assert_eq!(open("c2").await.expect("answered"), Value::Null);
+    assert_eq!(open("c3").await.expect("answered"), Value::Null);
+    assert_eq!(
+        open("c9").await.expect_err("no such call").code,
+        crate::facade::ErrorCode::UnknownCall
+    );
+
+    let with_views = dispatch(&session, "tools_with_views", json!({}))
+        .await
+        .expect("listed");
+    let names: Vec<&str> = with_views
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter_map(|t| t["tool"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"clock") && names.contains(&"hostile_csp"),
+        "{with_views}"
+    );
+    assert!(
+        !names.contains(&"declared") && !names.contains(&"app_only"),
+        "{with_views}"
+    );
+    session.shutdown().await;
+}
