@@ -12,4 +12,9 @@ content: unknown[], isError: boolean,
 /**
  * The server's content was too large to keep: `content` holds the text the model was given instead.
  */
-shortened?: boolean, };
+shortened?: boolean, 
+/**
+ * The server's `structuredContent`, kept with the content (calls kept before it was kept have none): what a
+ * tool's view reads its result from.
+ */
+structuredContent?: unknown, };

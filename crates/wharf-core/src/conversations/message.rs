@@ -126,6 +126,11 @@ pub struct CallResult {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     #[ts(as = "Option<bool>", optional)]
     pub shortened: bool,
+    /// The server's `structuredContent`, kept with the content (calls kept before it was kept have none): what a
+    /// tool's view reads its result from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "unknown")]
+    pub structured_content: Option<Box<Value>>,
 }
 
 impl CallResult {
@@ -135,13 +140,18 @@ impl CallResult {
             content: vec![json!({"type": "text", "text": text})],
             is_error: true,
             shortened: false,
+            structured_content: None,
         }
     }
 
     /// The result as a server's `tools/call` result, for what reads one (the result's view, the text and images the
     /// model is given).
     pub(crate) fn as_tool_result(&self) -> ToolResult {
-        ToolResult::read(json!({"content": self.content, "isError": self.is_error}))
+        let mut sent = json!({"content": self.content, "isError": self.is_error});
+        if let (Some(structured), Some(object)) = (&self.structured_content, sent.as_object_mut()) {
+            object.insert("structuredContent".into(), structured.as_ref().clone());
+        }
+        ToolResult::read(sent)
     }
 }
 

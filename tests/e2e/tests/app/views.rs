@@ -90,10 +90,14 @@ async fn an_example_view_renders_gets_its_result_and_calls_its_tool_through_the_
         .await?;
 
         // The view shows the result it was given: the server's time, no longer "Loading...".
+        let answered = app
+            .text(Locator::Css(&format!("{} {}", result_with("done"), testid("result-text"))))
+            .await?
+            .unwrap_or_default();
         let first = app
             .wait_until("the view to show the tool's result", UI, async || {
                 let text = view_text(app, "#server-time").await?;
-                Ok((!text.is_empty() && text != "Loading...").then_some(text))
+                Ok((!answered.is_empty() && text == answered).then_some(text))
             })
             .await?;
         // The view said how tall it is: its frame takes that height, within bounds, instead of the first guess.
@@ -439,9 +443,14 @@ async fn a_models_call_of_a_tool_with_a_view_shows_the_view_under_the_call() -> 
         // Under the call, once the turn ends: the view, started with the call's input and result.
         let delivered = r#"[data-testid="chat-toolcall"][data-tool="get-time"] [data-testid="tool-view"] [data-stage="input_delivered"]"#;
         app.wait_for(Locator::Css(delivered), VIEW_READY).await?;
+        // The time the server answered, read by the view from the result as kept (its structured content).
+        let result = app
+            .text(Locator::Css(r#"[data-testid="chat-toolcall"][data-tool="get-time"] [data-testid="chat-toolcall-result"]"#))
+            .await?
+            .unwrap_or_default();
         app.wait_until("the view in the conversation to show the call's result", UI, async || {
             let text = view_text(app, "#server-time").await?;
-            Ok((!text.is_empty() && text != "Loading...").then_some(()))
+            Ok((!text.is_empty() && result.contains(&text)).then_some(()))
         })
         .await?;
         app.screenshot("chat-tool-view").await?;

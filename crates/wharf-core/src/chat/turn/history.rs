@@ -201,6 +201,7 @@ mod tests {
                 content,
                 is_error,
                 shortened: false,
+                structured_content: None,
             },
             duration_ms: 1,
         }))

@@ -45,7 +45,11 @@ pub fn from_server(
     let content = result.content_as_sent().to_vec();
     // Images are kept under the window's image cap, the rest under its text cap: a screenshot is no reason to
     // lose the result, and the user sees the images in the stored call.
-    let size = serde_json::to_string(&content).map_or(usize::MAX, |s| s.len());
+    let structured = result.structured_content.clone().map(Box::new);
+    let size = serde_json::to_string(&content).map_or(usize::MAX, |s| s.len())
+        + structured.as_ref().map_or(0, |s| {
+            serde_json::to_string(s).map_or(usize::MAX / 2, |s| s.len())
+        });
     let image_data: usize = result
         .content
         .iter()
@@ -59,12 +63,14 @@ pub fn from_server(
             content,
             is_error: result.is_error,
             shortened: false,
+            structured_content: structured,
         }
     } else {
         CallResult {
             content: vec![json!({"type": "text", "text": text})],
             is_error: result.is_error,
             shortened: true,
+            structured_content: None,
         }
     };
     (given, kept)
@@ -269,6 +275,23 @@ mod tests {
         assert!(text.len() < TEXT_CAP + 100);
         assert!(kept.shortened && kept.is_error);
         assert_eq!(kept.content.len(), 1);
+    }
+
+    #[test]
+    fn structured_content_is_kept_with_the_content_for_the_view_and_dropped_with_it_when_cut() {
+        let sent = json!({"content": [{"type": "text", "text": "12:00"}], "structuredContent": {"time": "12:00"}});
+        let (_, kept) = from_server(&read(sent), false, &Redactor::default());
+        assert_eq!(
+            kept.structured_content,
+            Some(Box::new(json!({"time": "12:00"})))
+        );
+        assert_eq!(
+            kept.as_tool_result().structured_content,
+            Some(json!({"time": "12:00"}))
+        );
+        let big = json!({"content": [], "structuredContent": {"blob": "x".repeat(TEXT_CAP + 10)}});
+        let (_, kept) = from_server(&read(big), false, &Redactor::default());
+        assert!(kept.shortened && kept.structured_content.is_none());
     }
 
     #[test]

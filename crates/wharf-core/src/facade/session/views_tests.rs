@@ -291,6 +291,7 @@ async fn a_kept_calls_view_opens_again_from_what_was_kept_and_a_call_not_made_ha
                 content: vec![json!({"type": "text", "text": "12:00"})],
                 is_error: false,
                 shortened: false,
+                structured_content: Some(Box::new(json!({"time": "12:00"}))),
             },
             duration_ms: 3,
         })),
