@@ -180,6 +180,7 @@ fn store_conversation(db: &Path, messages: usize) -> Result<String> {
                         content: vec![json!({"type": "text", "text": tool_text(i)})],
                         is_error: false,
                         shortened: false,
+                        structured_content: None,
                     },
                     duration_ms: 12,
                 })),
