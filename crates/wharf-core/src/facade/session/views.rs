@@ -235,15 +235,21 @@ struct Services<'a> {
     view_id: String,
 }
 
-#[async_trait]
-impl ViewServices for Services<'_> {
-    async fn tools(&self) -> Result<Vec<ToolInfo>, String> {
-        let connection = self
-            .session
+impl Services<'_> {
+    /// The view's own server, started if it is stopped.
+    async fn connection(&self) -> Result<std::sync::Arc<crate::Connection>, String> {
+        self.session
             .host()
             .connection(&self.server)
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| e.to_string())
+    }
+}
+
+#[async_trait]
+impl ViewServices for Services<'_> {
+    async fn tools(&self) -> Result<Vec<ToolInfo>, String> {
+        let connection = self.connection().await?;
         let tools = connection
             .current_tools()
             .await
@@ -312,12 +318,7 @@ impl ViewServices for Services<'_> {
     }
 
     async fn read_resource(&self, uri: &str) -> Result<Value, String> {
-        let connection = self
-            .session
-            .host()
-            .connection(&self.server)
-            .await
-            .map_err(|e| e.to_string())?;
+        let connection = self.connection().await?;
         let read = connection
             .read_resource(uri, &CallOptions::default())
             .await
