@@ -31,13 +31,14 @@ impl Desktop for Dialogs {
 
     fn pick_save_path(
         &self,
+        title: String,
         suggested_name: String,
     ) -> Pin<Box<dyn Future<Output = Reply<Option<PathBuf>>> + Send + '_>> {
         let paths = self.0.path();
         let start = paths.download_dir().or_else(|_| paths.home_dir()).ok();
         Box::pin(show(&self.0, "the save dialog", move |window| {
             let mut dialog = rfd::AsyncFileDialog::new()
-                .set_title("Save the resource")
+                .set_title(&title)
                 .set_file_name(suggested_name);
             if let Some(window) = window {
                 dialog = dialog.set_parent(window);
@@ -46,7 +47,7 @@ impl Desktop for Dialogs {
                 dialog = dialog.set_directory(start);
             }
             let picked = dialog.save_file();
-            tracing::info!("save dialog shown");
+            tracing::info!(title, "save dialog shown");
             Box::pin(async move { picked.await.map(|f| f.path().to_path_buf()) })
         }))
     }

@@ -49,6 +49,8 @@ mod servers;
 mod state;
 #[path = "app/tools.rs"]
 mod tools;
+#[path = "app/view_requests.rs"]
+mod view_requests;
 #[path = "app/views.rs"]
 mod views;
 #[path = "app/window.rs"]

@@ -4,4 +4,4 @@ import type { ViewStage } from "./ViewStage";
 /**
  * What a view's message asks of the app around it.
  */
-export type ViewEffect = { "kind": "resize", height: number, } | { "kind": "draft", text: string, } | { "kind": "context", text: string, } | { "kind": "teardown" } | { "kind": "tornDown" } | { "kind": "stage", stage: ViewStage, } | { "kind": "navigated" };
+export type ViewEffect = { "kind": "resize", height: number, } | { "kind": "draft", text: string, } | { "kind": "context", server: string, tool: string, text: string, } | { "kind": "saved", path: string, bytes: number, } | { "kind": "teardown" } | { "kind": "tornDown" } | { "kind": "stage", stage: ViewStage, } | { "kind": "navigated" };

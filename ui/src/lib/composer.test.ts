@@ -90,6 +90,15 @@ describe("the composer", () => {
     expect(chipLabel(r)).toBe("demo://readme");
   });
 
+  it("keeps one chip per view, its newest context in the place of the older one", () => {
+    const r = { kind: "resource" as const, server: "demo", uri: "demo://readme" };
+    const older = { kind: "view_context" as const, server: "budget", tool: "plan", view: "v1", text: "total: 10" };
+    const newer = { ...older, text: "total: 12" };
+    const other = { ...older, view: "v2" };
+    expect(withAttachment(withAttachment([older, r], newer), other)).toEqual([newer, r, other]);
+    expect(chipLabel(newer)).toBe("context from the view of plan: total: 12");
+  });
+
   it("moves the highlight around the list", () => {
     expect(moveHighlight(0, 3, 1)).toBe(1);
     expect(moveHighlight(2, 3, 1)).toBe(0);

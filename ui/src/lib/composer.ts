@@ -60,26 +60,35 @@ export function resourceChoices(
   });
 }
 
-/** One key per attachment: the same resource twice, or the same prompt with the same arguments, is one chip. */
+/** One key per attachment: the same resource twice, the same prompt with the same arguments, or one view's context
+ * however often it changed, is one chip. */
 export function attachmentKey(attachment: Attachment): string {
-  return attachment.kind === "resource"
-    ? JSON.stringify(["resource", attachment.server, attachment.uri])
-    : JSON.stringify(["prompt", attachment.server, attachment.name, sortedEntries(attachment.arguments ?? {})]);
+  switch (attachment.kind) {
+    case "resource":
+      return JSON.stringify(["resource", attachment.server, attachment.uri]);
+    case "prompt":
+      return JSON.stringify(["prompt", attachment.server, attachment.name, sortedEntries(attachment.arguments ?? {})]);
+    case "view_context":
+      return JSON.stringify(["view_context", attachment.server, attachment.view]);
+  }
 }
 
 function sortedEntries(record: Record<string, string>): [string, string][] {
   return Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-/** The list with `attachment` added at the end, unless it is there already. */
+/** The list with `attachment` added at the end, unless it is there already. A view's newer context takes the place
+ * of its older one, as the view asked. */
 export function withAttachment(list: readonly Attachment[], attachment: Attachment): Attachment[] {
   const key = attachmentKey(attachment);
-  return list.some((a) => attachmentKey(a) === key) ? [...list] : [...list, attachment];
+  if (!list.some((a) => attachmentKey(a) === key)) return [...list, attachment];
+  return attachment.kind === "view_context" ? list.map((a) => (attachmentKey(a) === key ? attachment : a)) : [...list];
 }
 
 /** How a chip reads: `/name` with its arguments for a prompt, the URI for a resource; the server beside it. */
 export function chipLabel(attachment: Attachment): string {
   if (attachment.kind === "resource") return attachment.uri;
+  if (attachment.kind === "view_context") return `context from the view of ${attachment.tool}: ${attachment.text}`;
   const args = sortedEntries(attachment.arguments ?? {})
     .map(([k, v]) => `${k}=${v}`)
     .join(" ");

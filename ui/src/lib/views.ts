@@ -5,6 +5,7 @@
 import { writable } from "svelte/store";
 import type { ViewPost } from "../bindings/ViewPost";
 import type { Theme } from "../bindings/Theme";
+import type { Attachment } from "../bindings/Attachment";
 import { setViewTheme } from "./api";
 
 const frames = new Map<string, (messages: unknown[]) => void>();
@@ -42,3 +43,7 @@ export async function followTheme(): Promise<void> {
 
 /** A message a view in the open conversation suggests: the composer takes it as its draft, which the user still sends. */
 export const suggestedDraft = writable<string | null>(null);
+
+/** What a view in the open conversation tells the model: the composer shows it as a chip the user may remove, and it
+ * goes with the next message. */
+export const offeredContext = writable<Attachment | null>(null);

@@ -33,6 +33,8 @@ const MAX_TEXT_CHARS: usize = 8000;
 /// The id of the host's teardown request, which the view's answer echoes.
 pub const TEARDOWN_ID: &str = "wharf-teardown";
 
+mod download;
+
 const INVALID_PARAMS: i32 = -32602;
 const METHOD_NOT_FOUND: i32 = -32601;
 /// The extension's code for a request the host declined (a link the user refused, a message not taken).
@@ -54,6 +56,9 @@ pub trait ViewServices: Send + Sync {
     async fn read_resource(&self, uri: &str) -> Result<Value, String>;
     /// The user asked whether to open `url` in the system browser, and it opened (`false`: declined or refused).
     async fn open_link(&self, url: &str) -> bool;
+    /// `bytes` saved where the user picked in the save dialog, offered as `name`: the path, or none when the user
+    /// cancelled.
+    async fn save_file(&self, name: &str, bytes: Vec<u8>) -> Result<Option<String>, String>;
 }
 
 /// What the host sends a view: a response, or a notification.
@@ -98,8 +103,19 @@ pub enum ViewEffect {
     Resize { height: u32 },
     /// Text for the composer, which the user may send or not.
     Draft { text: String },
-    /// What the view tells the model, shown as a removable chip; the last one replaces the one before.
-    Context { text: String },
+    /// What the view of `tool` (of `server`) tells the model, shown as a removable chip; the last one replaces the
+    /// one before.
+    Context {
+        server: String,
+        tool: String,
+        text: String,
+    },
+    /// A file the view offered was saved where the user picked.
+    Saved {
+        path: String,
+        #[ts(type = "number")]
+        bytes: u64,
+    },
     /// The view asked to be closed.
     Teardown,
     /// The view answered the teardown request: its frame may go.
@@ -499,9 +515,14 @@ impl ViewBridge {
                     }
                     text.push_str(&one_line(&structured.to_string(), MAX_TEXT_CHARS));
                 }
-                effects.push(ViewEffect::Context { text });
+                effects.push(ViewEffect::Context {
+                    server: self.server.clone(),
+                    tool: self.tool.name.clone(),
+                    text,
+                });
                 Ok(json!({}))
             }
+            "ui/download-file" => download::download(params, services, effects).await,
             "ui/request-display-mode" => Ok(json!({"mode": "inline"})),
             _ => Err(RpcError {
                 code: METHOD_NOT_FOUND,
@@ -538,10 +559,11 @@ fn host_info() -> Value {
 }
 
 /// What Wharf offers views: the server's tools and resources (its own only), links through the user's consent, a
-/// message to the chat as a draft, context for the model, logging.
+/// message to the chat as a draft, context for the model, files saved through the save dialog, logging.
 fn host_capabilities() -> Value {
     json!({
         "openLinks": {},
+        "downloadFile": {},
         "serverTools": {},
         "serverResources": {},
         "logging": {},

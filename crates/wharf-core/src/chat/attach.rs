@@ -54,6 +54,10 @@ pub async fn compose(
                 "[attached by the user: the resource {uri} of {server}]\n{}",
                 read.text
             )),
+            Attachment::ViewContext { server, tool, .. } => resources.push(format!(
+                "[kept by the user: what the view of the tool {tool} of {server} gave as context]\n{}",
+                read.text
+            )),
         }
         chips.push(read.chip);
     }
@@ -69,6 +73,8 @@ async fn read(host: &Host, attachment: &Attachment) -> Result<Read, AttachError>
     let (server, what) = match attachment {
         Attachment::Resource { server, uri } => (server, format!("reading {uri}")),
         Attachment::Prompt { server, name, .. } => (server, format!("getting the prompt {name}")),
+        // Given by the view when it set it: nothing to read now, and the view may be gone.
+        Attachment::ViewContext { text, .. } => return Ok(chip(attachment, text.clone())),
     };
     let unreadable = |reason: String| AttachError::Unreadable {
         server: server.clone(),
@@ -98,16 +104,22 @@ async fn read(host: &Host, attachment: &Attachment) -> Result<Read, AttachError>
                 .map_err(|e| unreadable(e.to_string()))?;
             prompt_view(&result).text
         }
+        Attachment::ViewContext { text, .. } => text.clone(),
     };
+    Ok(chip(attachment, text))
+}
+
+/// The attachment's text, capped, with the chip that tells how much the model got.
+fn chip(attachment: &Attachment, text: String) -> Read {
     let (text, truncated) = cap(text);
-    Ok(Read {
+    Read {
         chip: AttachedChip {
             attachment: attachment.clone(),
             chars: text.chars().count() as u64,
             truncated,
         },
         text,
-    })
+    }
 }
 
 /// A read resource as text: its text contents, and a line for each binary one.

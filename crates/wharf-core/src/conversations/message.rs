@@ -179,7 +179,8 @@ wire_codes! {
     }
 }
 
-/// What the user attaches to a message: a server's resource, or a server's prompt with its arguments.
+/// What the user attaches to a message: a server's resource, a server's prompt with its arguments, or what a tool's
+/// view told the model (MCP Apps' model context), which the user kept as a chip.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 #[ts(export)]
@@ -195,6 +196,24 @@ pub enum Attachment {
         #[ts(optional, type = "Record<string, string>")]
         arguments: Option<JsonObject>,
     },
+    /// The latest context the view `view` of `tool` gave for the model; a newer one from the same view replaces it.
+    ViewContext {
+        server: String,
+        tool: String,
+        view: String,
+        text: String,
+    },
+}
+
+impl Attachment {
+    /// The server the attachment comes from.
+    pub fn server(&self) -> &str {
+        match self {
+            Attachment::Resource { server, .. }
+            | Attachment::Prompt { server, .. }
+            | Attachment::ViewContext { server, .. } => server,
+        }
+    }
 }
 
 /// An attachment as read: what the thread shows of it (the chip), kept with the message.

@@ -34,9 +34,11 @@ pub use views::{SessionViews, ViewReply};
 pub trait Desktop: Send + Sync {
     /// The folder the user picked, or none when they cancelled.
     fn pick_folder(&self) -> Pin<Box<dyn Future<Output = Reply<Option<PathBuf>>> + Send + '_>>;
-    /// Where the user chose to save a file offered as `suggested_name`, or none when they cancelled.
+    /// Where the user chose to save a file offered as `suggested_name`, in a dialog titled `title`, or none when
+    /// they cancelled.
     fn pick_save_path(
         &self,
+        title: String,
         suggested_name: String,
     ) -> Pin<Box<dyn Future<Output = Reply<Option<PathBuf>>> + Send + '_>>;
 }
@@ -51,9 +53,42 @@ impl Desktop for NoDesktop {
 
     fn pick_save_path(
         &self,
+        _title: String,
         _suggested_name: String,
     ) -> Pin<Box<dyn Future<Output = Reply<Option<PathBuf>>> + Send + '_>> {
         Box::pin(async { Err(no_dialogs()) })
+    }
+}
+
+/// One save dialog at a time: a second request while it is open is answered as cancelled.
+static SAVING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+impl Session {
+    /// `bytes` written where the user picks in the save dialog titled `title`, which offers `suggested_name`; none
+    /// when the user cancelled (or a save dialog is already open).
+    pub(crate) async fn save_with_dialog(
+        &self,
+        title: &str,
+        suggested_name: String,
+        bytes: &[u8],
+    ) -> Reply<Option<super::commands::catalog::SavedBlob>> {
+        use std::sync::atomic::Ordering;
+        if SAVING.swap(true, Ordering::SeqCst) {
+            return Ok(None);
+        }
+        let picked = self
+            .desktop()
+            .pick_save_path(title.to_owned(), suggested_name)
+            .await;
+        SAVING.store(false, Ordering::SeqCst);
+        let Some(path) = picked? else {
+            return Ok(None);
+        };
+        std::fs::write(&path, bytes).map_err(|e| CommandError::write(&path, &e))?;
+        Ok(Some(super::commands::catalog::SavedBlob {
+            path: path.display().to_string(),
+            bytes: bytes.len() as u64,
+        }))
     }
 }
 

@@ -293,7 +293,8 @@ pub fn blob_at(result: &ResourceRead, index: usize) -> Result<Vec<u8>, BlobError
 }
 
 /// A file name for a saved blob: the URI's last path segment (percent-decoded, stripped of anything a file name
-/// cannot hold), else `resource`.
+/// cannot hold or that would make it read as another name: separators, controls, bidi and invisible characters, a
+/// leading dot), else `resource`.
 pub fn file_name_for(uri: &str) -> String {
     let path = uri.split(['?', '#']).next().unwrap_or_default();
     let last = path.rsplit('/').find(|s| !s.is_empty()).unwrap_or_default();
@@ -302,7 +303,8 @@ pub fn file_name_for(uri: &str) -> String {
     let clean: String = decoded
         .chars()
         .filter(|c| {
-            !c.is_control() && !matches!(c, '/' | '\\' | ':' | '*' | '?' | '"' | '<' | '>' | '|')
+            !crate::display_text::is_hazard(*c)
+                && !matches!(c, '/' | '\\' | ':' | '*' | '?' | '"' | '<' | '>' | '|')
         })
         .collect();
     let clean = clean.trim().trim_start_matches('.').to_owned();

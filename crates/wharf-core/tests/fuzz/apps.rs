@@ -158,6 +158,7 @@ mod bridge {
     #[derive(Default)]
     struct Recorder {
         called: Mutex<Vec<String>>,
+        saved: Mutex<Vec<String>>,
     }
 
     #[async_trait]
@@ -188,6 +189,10 @@ mod bridge {
         async fn open_link(&self, _url: &str) -> bool {
             false
         }
+        async fn save_file(&self, name: &str, _bytes: Vec<u8>) -> Result<Option<String>, String> {
+            self.saved.lock().unwrap().push(name.to_owned());
+            Ok(None)
+        }
     }
 
     fn message() -> impl Strategy<Value = Value> {
@@ -200,6 +205,7 @@ mod bridge {
             Just(json!("ui/message")),
             Just(json!("ui/update-model-context")),
             Just(json!("ui/open-link")),
+            Just(json!("ui/download-file")),
             Just(json!("resources/read")),
             text().prop_map(Value::String),
             json(),
@@ -218,6 +224,10 @@ mod bridge {
         (method, name, id, json(), json()).prop_map(|(method, name, id, arguments, params)| {
             let params = if method == "tools/call" {
                 json!({"name": name, "arguments": arguments})
+            } else if method == "ui/download-file" {
+                // An offer whose file's name and contents are what the attacker wrote.
+                json!({"contents": [{"type": "resource", "resource": {"uri": name, "text": arguments}},
+                                    {"type": "resource_link", "uri": arguments, "name": params}]})
             } else {
                 params
             };
@@ -260,6 +270,31 @@ mod bridge {
             })?;
             let called = recorder.called.lock().unwrap();
             prop_assert!(called.iter().all(|name| name == "open"), "{called:?}");
+            let saved = recorder.saved.lock().unwrap();
+            prop_assert!(saved.iter().all(|name| super::safe_file_name(name)), "{saved:?}");
         }
+    }
+}
+
+/// A name the save dialog may be offered: one path component, not hidden, not empty, nothing invisible or reversing
+/// in it, at most 120 characters.
+fn safe_file_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.chars().count() <= 120
+        && !name.starts_with('.')
+        && !name.contains(['/', '\\', ':'])
+        && !name.chars().any(wharf_core::display_text::is_hazard)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+    #[test]
+    fn a_file_name_from_any_uri_is_one_safe_component(uri in prop_oneof![
+        text(),
+        (text(), text()).prop_map(|(a, b)| format!("file:///{a}/../{b}")),
+        text().prop_map(|t| format!(".{t}\u{202e}gpj.exe")),
+    ]) {
+        let name = wharf_core::view::content::file_name_for(&uri);
+        prop_assert!(safe_file_name(&name), "{uri:?} -> {name:?}");
     }
 }

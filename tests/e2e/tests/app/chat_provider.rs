@@ -16,6 +16,7 @@ pub(super) struct Provider {
     _child: Child,
     pub(super) base_url: String,
     script: PathBuf,
+    #[allow(dead_code)] // Read only by `recorded`.
     record: PathBuf,
 }
 
@@ -59,6 +60,7 @@ impl Provider {
     }
 
     /// Every line the provider recorded (requests, and disconnections of a hanging reply).
+    #[allow(dead_code)] // Only some of the modules that share this file read what was recorded.
     pub(super) fn recorded(&self) -> Vec<Value> {
         std::fs::read_to_string(&self.record)
             .unwrap_or_default()

@@ -11,7 +11,7 @@ use super::*;
 use wharf_e2e::{with_launch, Home, Launch};
 
 /// A call whose view is read, served and started: node, a resource read, two frames.
-const VIEW_READY: Duration = Duration::from_secs(45);
+pub(super) const VIEW_READY: Duration = Duration::from_secs(45);
 
 fn peers() -> PathBuf {
     std::env::var_os("WHARF_PEERS")
@@ -19,7 +19,7 @@ fn peers() -> PathBuf {
         .unwrap_or_else(|| wharf_e2e::repo_root().join(".peers"))
 }
 
-fn basic_server() -> Value {
+pub(super) fn basic_server() -> Value {
     let peers = peers();
     json!({
         "type": "stdio",
@@ -45,7 +45,7 @@ async fn leave_view(app: &App) -> Result<()> {
 }
 
 /// The text of `selector` in the view, read from inside it.
-async fn view_text(app: &App, selector: &str) -> Result<String> {
+pub(super) async fn view_text(app: &App, selector: &str) -> Result<String> {
     enter_view(app).await?;
     let text = match app.client().find(Locator::Css(selector)).await {
         Ok(element) => element.text().await.unwrap_or_default(),
@@ -56,7 +56,7 @@ async fn view_text(app: &App, selector: &str) -> Result<String> {
 }
 
 /// Runs `script` inside the view and returns what it returns.
-async fn in_view(app: &App, script: &str) -> Result<Value> {
+pub(super) async fn in_view(app: &App, script: &str) -> Result<Value> {
     enter_view(app).await?;
     let result = app.client().execute(script, Vec::new()).await;
     leave_view(app).await?;
@@ -311,7 +311,7 @@ fn answering_page() -> Result<(String, std::sync::Arc<std::sync::atomic::AtomicU
 }
 
 /// The HTTP status a GET of `url` gets (`None`: no answer at all).
-async fn status_of(url: &str) -> Option<u16> {
+pub(super) async fn status_of(url: &str) -> Option<u16> {
     use std::io::{Read, Write};
     let url = url::Url::parse(url).ok()?;
     let address = format!("{}:{}", url.host_str()?, url.port()?);
@@ -332,7 +332,7 @@ async fn status_of(url: &str) -> Option<u16> {
     .flatten()
 }
 
-fn apps_fixture() -> Value {
+pub(super) fn apps_fixture() -> Value {
     json!({
         "type": "stdio",
         "command": "python3",

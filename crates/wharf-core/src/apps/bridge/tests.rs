@@ -3,6 +3,7 @@
 
 use std::sync::Mutex;
 
+use base64::Engine as _;
 use serde_json::json;
 
 use super::*;
@@ -27,6 +28,8 @@ fn tool(name: &str, visibility: Option<Visibility>) -> ToolInfo {
 struct Fake {
     called: Mutex<Vec<(String, Map<String, Value>)>>,
     links: Mutex<Vec<String>>,
+    saved: Mutex<Vec<(String, Vec<u8>)>>,
+    read: Mutex<Vec<String>>,
     open: bool,
 }
 
@@ -63,11 +66,16 @@ impl ViewServices for Fake {
         Ok(json!({"content": [{"type": "text", "text": "12:00"}]}))
     }
     async fn read_resource(&self, uri: &str) -> Result<Value, String> {
+        self.read.lock().unwrap().push(uri.to_owned());
         Ok(json!({"contents": [{"uri": uri, "text": "r"}]}))
     }
     async fn open_link(&self, url: &str) -> bool {
         self.links.lock().unwrap().push(url.to_owned());
         self.open
+    }
+    async fn save_file(&self, name: &str, bytes: Vec<u8>) -> Result<Option<String>, String> {
+        self.saved.lock().unwrap().push((name.to_owned(), bytes));
+        Ok(self.open.then(|| format!("/picked/{name}")))
     }
 }
 
@@ -354,6 +362,8 @@ async fn messages_become_drafts_and_context_and_sizes_stay_in_bounds() {
     assert_eq!(
         context.effects,
         [ViewEffect::Context {
+            server: "basic".into(),
+            tool: "get-time".into(),
             text: "budget: 5".into()
         }]
     );
@@ -401,4 +411,108 @@ async fn a_flood_of_requests_is_refused_until_the_window_moves_on() {
         .handle(&request(100, "ping", json!({})), &fake, start + RATE_WINDOW)
         .await;
     assert_eq!(result(&later), json!({}));
+}
+
+fn download(id: u64, contents: Value) -> Value {
+    request(id, "ui/download-file", json!({ "contents": contents }))
+}
+
+#[tokio::test]
+async fn a_file_is_saved_where_the_user_picks_under_a_name_that_cannot_escape_or_mislead() {
+    let fake = Fake {
+        open: true,
+        ..Fake::default()
+    };
+    let mut view = bridge();
+    let now = Instant::now();
+    // A name that climbs out of the folder, hides behind a dot, and reverses itself to look like a picture.
+    let saved = view
+        .handle(
+            &download(
+                1,
+                json!([{"type": "resource", "resource": {
+                    "uri": "file:///../../.bashrc\u{202e}gpj.exe", "mimeType": "text/plain", "text": "a,b\n"}}]),
+            ),
+            &fake,
+            now,
+        )
+        .await;
+    assert_eq!(result(&saved), json!({}));
+    let files = fake.saved.lock().unwrap().clone();
+    assert_eq!(files, [("bashrcgpj.exe".to_string(), b"a,b\n".to_vec())]);
+    assert_eq!(
+        saved.effects,
+        [ViewEffect::Saved {
+            path: "/picked/bashrcgpj.exe".into(),
+            bytes: 4
+        }]
+    );
+
+    // A blob is decoded; a link is read through the view's own server, never fetched.
+    let both = view
+        .handle(
+            &download(
+                2,
+                json!([
+                    {"type": "resource", "resource": {"uri": "ui://x/logo.png", "blob": "AAEC"}},
+                    {"type": "resource_link", "uri": "https://example.com/", "name": "report.csv"}
+                ]),
+            ),
+            &fake,
+            now,
+        )
+        .await;
+    assert_eq!(result(&both), json!({}));
+    assert_eq!(*fake.read.lock().unwrap(), ["https://example.com/"]);
+    let files = fake.saved.lock().unwrap().clone();
+    assert_eq!(files[1], ("logo.png".to_string(), vec![0, 1, 2]));
+    assert_eq!(files[2], ("report.csv".to_string(), b"r".to_vec()));
+}
+
+#[tokio::test]
+async fn a_declined_save_is_an_error_result_and_a_malformed_offer_saves_nothing() {
+    let fake = Fake::default();
+    let mut view = bridge();
+    let now = Instant::now();
+    let declined = view
+        .handle(
+            &download(
+                1,
+                json!([{"type": "resource", "resource": {"uri": "a.txt", "text": "x"}}]),
+            ),
+            &fake,
+            now,
+        )
+        .await;
+    assert_eq!(result(&declined), json!({"isError": true}));
+    assert!(declined.effects.is_empty());
+
+    let too_many: Vec<Value> = (0..=download::MAX_FILES)
+        .map(|i| json!({"type": "resource", "resource": {"uri": format!("{i}.txt"), "text": "x"}}))
+        .collect();
+    let huge =
+        base64::engine::general_purpose::STANDARD.encode(vec![0u8; download::MAX_FILE_BYTES + 1]);
+    for (id, contents) in [
+        (2, json!([])),
+        (3, Value::Array(too_many)),
+        (
+            4,
+            json!([{"type": "resource", "resource": {"uri": "a", "blob": "%%%"}}]),
+        ),
+        (5, json!([{"type": "resource", "resource": {"uri": "a"}}])),
+        (6, json!([{"type": "text", "text": "x"}])),
+        (
+            7,
+            json!([{"type": "resource", "resource": {"uri": "a", "blob": huge}}]),
+        ),
+        (8, json!("file.txt")),
+    ] {
+        let refused = view.handle(&download(id, contents), &fake, now).await;
+        assert_eq!(error_of(&refused).code, INVALID_PARAMS, "offer {id}");
+    }
+    assert_eq!(
+        fake.saved.lock().unwrap().len(),
+        1,
+        "only the declined one reached the dialog"
+    );
 }

@@ -424,3 +424,38 @@ async fn stop_during_a_reply_keeps_what_was_shown() {
         (Role::Assistant, "Thinking".to_string())
     );
 }
+
+#[tokio::test]
+async fn a_views_context_kept_by_the_user_goes_with_the_message_labelled_and_as_a_chip() {
+    use crate::chat::attach::Attachment;
+    let script = vec![Step::Reply(FakeReply::text(&["Noted."]))];
+    let fx = Fixture::new(json!({}), script, Vec::new()).await;
+    let kept = [Attachment::ViewContext {
+        server: "budget".into(),
+        tool: "get-budget".into(),
+        view: "v1".into(),
+        text: "marketing: 30%".into(),
+    }];
+    let request = TurnRequest {
+        message: "is that too much?",
+        attachments: &kept,
+        ..TurnRequest::default()
+    };
+    let outcome = run_turn(&fx.cx(), request, &CancellationToken::new())
+        .await
+        .unwrap();
+    let requests = fx.model.requests();
+    let crate::model::TurnMessage::User(given) = &requests[0].messages[0] else {
+        panic!("{:?}", requests[0].messages)
+    };
+    assert_eq!(
+        given,
+        "is that too much?\n\n[kept by the user: what the view of the tool get-budget of budget gave as context]\nmarketing: 30%"
+    );
+    let stored = fx.store.messages(&outcome.conversation).unwrap();
+    let Some(crate::conversations::MessageData::User(user)) = &stored[0].data else {
+        panic!("{:?}", stored[0].data)
+    };
+    assert_eq!(user.attachments[0].attachment, kept[0]);
+    assert_eq!(user.attachments[0].chars, 14);
+}

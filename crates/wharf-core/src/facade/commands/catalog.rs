@@ -5,7 +5,6 @@
 //! and writes it where the user picks in the front end's save dialog.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -101,9 +100,6 @@ impl Run for ReadResource {
     }
 }
 
-/// One save dialog at a time: a second click while it is open does nothing.
-static SAVING: AtomicBool = AtomicBool::new(false);
-
 /// Reads the resource again and writes its `contents[index]` blob where the user picks in the save dialog. None
 /// when the user cancelled (or a dialog is already open).
 #[derive(Debug, Deserialize, ts_rs::TS)]
@@ -122,23 +118,19 @@ impl Run for SaveResourceBlob {
         let bytes = content::blob_at(&result, index as usize).map_err(|message| {
             CommandError::new(ErrorCode::NotABlob, format!("{uri}: {message}"))
         })?;
-        if SAVING.swap(true, Ordering::SeqCst) {
-            return Ok(None);
+        let saved = session
+            .save_with_dialog("Save the resource", content::file_name_for(&uri), &bytes)
+            .await?;
+        if let Some(saved) = &saved {
+            tracing::info!(
+                server,
+                uri,
+                path = saved.path,
+                bytes = saved.bytes,
+                "resource saved"
+            );
         }
-        let picked = session
-            .desktop()
-            .pick_save_path(content::file_name_for(&uri))
-            .await;
-        SAVING.store(false, Ordering::SeqCst);
-        let Some(path) = picked? else {
-            return Ok(None);
-        };
-        std::fs::write(&path, &bytes).map_err(|e| CommandError::write(&path, &e))?;
-        tracing::info!(server, uri, path = %path.display(), bytes = bytes.len(), "resource saved");
-        Ok(Some(SavedBlob {
-            path: path.display().to_string(),
-            bytes: bytes.len() as u64,
-        }))
+        Ok(saved)
     }
 }
 

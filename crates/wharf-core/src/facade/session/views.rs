@@ -332,6 +332,21 @@ impl ViewServices for Services<'_> {
             .await
             .is_ok()
     }
+
+    async fn save_file(&self, name: &str, bytes: Vec<u8>) -> Result<Option<String>, String> {
+        // The dialog's title names who offers the file: the dialog is the user's consent to it.
+        let title = format!(
+            "Save a file from the view of {} ({})",
+            crate::display_text::one_line(&self.view_tool, 60),
+            crate::display_text::one_line(&self.server, 60)
+        );
+        let saved = self
+            .session
+            .save_with_dialog(&title, name.to_owned(), &bytes)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(saved.map(|s| s.path))
+    }
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use crate::apps::bridge::Theme;
 use crate::auth::TokenStore;
 use crate::broker::{QuestionQueue, ScriptedAgent};
-use crate::facade::session::{NoDesktop, SessionChat, SessionParts, SessionViews};
+use crate::facade::session::{Desktop, NoDesktop, SessionChat, SessionParts, SessionViews};
 use crate::facade::startup::StartupReport;
 use crate::facade::{dispatch, ChatPaths, HostBuilder, Session};
 use crate::redact::Redactor;
@@ -22,6 +22,15 @@ fn fixture() -> String {
 
 /// A session that renders views, on the apps fixture server, answering questions with `script`.
 fn session(dir: &tempfile::TempDir, script: &str, events: EventSink) -> Session {
+    session_with(dir, script, events, Box::new(NoDesktop))
+}
+
+fn session_with(
+    dir: &tempfile::TempDir,
+    script: &str,
+    events: EventSink,
+    desktop: Box<dyn Desktop>,
+) -> Session {
     let path = dir.path().join("mcp.json");
     let text =
         json!({"servers": {"apps": {"command": "python3", "args": [fixture()]}}}).to_string();
@@ -36,7 +45,7 @@ fn session(dir: &tempfile::TempDir, script: &str, events: EventSink) -> Session 
             grants: dir.path().join("grants.json"),
             conversations: dir.path().join("conversations.db"),
         }),
-        desktop: Box::new(NoDesktop),
+        desktop,
         views: Some(SessionViews::new("tauri://localhost", Theme::Light)),
     };
     let agent = ScriptedAgent::parse(script).expect("script");
@@ -356,6 +365,127 @@ async fn a_kept_calls_view_opens_again_from_what_was_kept_and_a_call_not_made_ha
     assert!(
         !names.contains(&"declared") && !names.contains(&"app_only"),
         "{with_views}"
+    );
+    session.shutdown().await;
+}
+
+/// A save dialog the user answers with a file in `folder` under the name offered; the titles it was shown with.
+struct SaveInto {
+    folder: std::path::PathBuf,
+    titles: Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl Desktop for SaveInto {
+    fn pick_folder(
+        &self,
+    ) -> std::pin::Pin<
+        Box<
+            dyn std::future::Future<
+                    Output = crate::facade::command::Reply<Option<std::path::PathBuf>>,
+                > + Send
+                + '_,
+        >,
+    > {
+        Box::pin(async { Ok(None) })
+    }
+
+    fn pick_save_path(
+        &self,
+        title: String,
+        suggested_name: String,
+    ) -> std::pin::Pin<
+        Box<
+            dyn std::future::Future<
+                    Output = crate::facade::command::Reply<Option<std::path::PathBuf>>,
+                > + Send
+                + '_,
+        >,
+    > {
+        self.titles.lock().expect("titles").push(title);
+        let path = self.folder.join(suggested_name);
+        Box::pin(async move { Ok(Some(path)) })
+    }
+}
+
+/// A view whose bridge is open, on a session with `desktop`.
+async fn open_clock(session: &Session) -> String {
+    let called = dispatch(
+        session,
+        "call_tool",
+        json!({"callId": "c1", "server": "apps", "tool": "clock"}),
+    )
+    .await
+    .expect("called");
+    let view_id = called["view"]["frame"]["viewId"]
+        .as_str()
+        .expect("a frame")
+        .to_owned();
+    post(session, &view_id, request(1, "ui/initialize", json!({}))).await;
+    view_id
+}
+
+#[tokio::test]
+async fn a_views_file_is_saved_only_through_the_save_dialog_that_names_the_view() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let picked = tempfile::tempdir().expect("tempdir");
+    let titles = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let desktop = SaveInto {
+        folder: picked.path().to_path_buf(),
+        titles: titles.clone(),
+    };
+    let saving = session_with(&dir, "{}", EventSink::discard(), Box::new(desktop));
+    let view_id = open_clock(&saving).await;
+
+    // Inline text under a name that tries to climb out of the folder, then a link read through the view's server.
+    let saved = post(
+        &saving,
+        &view_id,
+        request(
+            2,
+            "ui/download-file",
+            json!({"contents": [
+                {"type": "resource", "resource": {"uri": "file:///../../../.profile", "text": "export X=1\n"}},
+                {"type": "resource_link", "uri": "ui://apps/clock", "name": "clock.html"}
+            ]}),
+        ),
+    )
+    .await;
+    assert_eq!(saved["post"][0]["result"], json!({}), "{saved}");
+    let profile = picked.path().join("profile");
+    assert_eq!(
+        std::fs::read_to_string(&profile).expect("saved"),
+        "export X=1\n"
+    );
+    let clock = std::fs::read_to_string(picked.path().join("clock.html")).expect("saved");
+    assert!(clock.contains("window.call"), "{clock}");
+    assert_eq!(saved["effects"][0]["kind"], "saved");
+    assert_eq!(saved["effects"][0]["path"], profile.display().to_string());
+    assert_eq!(saved["effects"][0]["bytes"], 11);
+    assert_eq!(
+        *titles.lock().expect("titles"),
+        ["Save a file from the view of clock (apps)"; 2]
+    );
+    // Nothing was written anywhere else.
+    assert_eq!(std::fs::read_dir(picked.path()).expect("listed").count(), 2);
+    saving.shutdown().await;
+
+    // A front end with no dialogs saves nothing and says why.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let session = session(&dir, "{}", EventSink::discard());
+    let view_id = open_clock(&session).await;
+    let refused = post(
+        &session,
+        &view_id,
+        request(
+            2,
+            "ui/download-file",
+            json!({"contents": [{"type": "resource", "resource": {"uri": "a.txt", "text": "x"}}]}),
+        ),
+    )
+    .await;
+    assert_eq!(
+        refused["post"][0]["error"]["message"], "this front end shows no dialogs",
+        "{refused}"
     );
     session.shutdown().await;
 }
