@@ -10,6 +10,29 @@ use std::path::{Path, PathBuf};
 /// recognisable as such (and as belonging to which file) by [`remove_orphan_temps`].
 const TEMP_SUFFIX: &str = ".tmp";
 
+/// A file name for a saved blob: the URI's last path segment (percent-decoded, stripped of anything a file name
+/// cannot hold or that would make it read as another name: separators, controls, bidi and invisible characters, a
+/// leading dot), else `resource`.
+pub fn file_name_for(uri: &str) -> String {
+    let path = uri.split(['?', '#']).next().unwrap_or_default();
+    let last = path.rsplit('/').find(|s| !s.is_empty()).unwrap_or_default();
+    let last = if last.ends_with(':') { "" } else { last };
+    let decoded = percent_encoding::percent_decode_str(last).decode_utf8_lossy();
+    let clean: String = decoded
+        .chars()
+        .filter(|c| {
+            !crate::display_text::is_hazard(*c)
+                && !matches!(c, '/' | '\\' | ':' | '*' | '?' | '"' | '<' | '>' | '|')
+        })
+        .collect();
+    let clean = clean.trim().trim_start_matches('.').to_owned();
+    if clean.is_empty() {
+        "resource".into()
+    } else {
+        clean.chars().take(120).collect()
+    }
+}
+
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     // A user who keeps their config as a symlink into a dotfiles repository keeps it: the target is replaced, not
     // the link. A dangling link is replaced by the file, as before.

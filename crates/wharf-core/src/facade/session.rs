@@ -84,7 +84,7 @@ impl Session {
         let Some(path) = picked? else {
             return Ok(None);
         };
-        std::fs::write(&path, bytes).map_err(|e| CommandError::write(&path, &e))?;
+        crate::fsutil::write_atomic(&path, bytes).map_err(|e| CommandError::write(&path, &e))?;
         Ok(Some(super::commands::catalog::SavedBlob {
             path: path.display().to_string(),
             bytes: bytes.len() as u64,

@@ -292,28 +292,7 @@ pub fn blob_at(result: &ResourceRead, index: usize) -> Result<Vec<u8>, BlobError
     }
 }
 
-/// A file name for a saved blob: the URI's last path segment (percent-decoded, stripped of anything a file name
-/// cannot hold or that would make it read as another name: separators, controls, bidi and invisible characters, a
-/// leading dot), else `resource`.
-pub fn file_name_for(uri: &str) -> String {
-    let path = uri.split(['?', '#']).next().unwrap_or_default();
-    let last = path.rsplit('/').find(|s| !s.is_empty()).unwrap_or_default();
-    let last = if last.ends_with(':') { "" } else { last };
-    let decoded = percent_encoding::percent_decode_str(last).decode_utf8_lossy();
-    let clean: String = decoded
-        .chars()
-        .filter(|c| {
-            !crate::display_text::is_hazard(*c)
-                && !matches!(c, '/' | '\\' | ':' | '*' | '?' | '"' | '<' | '>' | '|')
-        })
-        .collect();
-    let clean = clean.trim().trim_start_matches('.').to_owned();
-    if clean.is_empty() {
-        "resource".into()
-    } else {
-        clean.chars().take(120).collect()
-    }
-}
+pub use crate::fsutil::file_name_for;
 
 /// Other JSON shown as text, capped like text.
 fn other(label: String, json: &Value, budget: &mut Budget) -> MessageBlock {

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::{declined, RpcError, ViewEffect, ViewServices, INVALID_PARAMS};
 use crate::display_text::one_line;
-use crate::view::content::file_name_for;
+use crate::fsutil::file_name_for;
 
 /// The most files one request may offer: each is a dialog of its own.
 pub const MAX_FILES: usize = 8;
