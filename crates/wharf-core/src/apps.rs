@@ -85,6 +85,9 @@ pub async fn fetch(connection: &Connection, uri: &str) -> Result<ViewDocument, F
 pub struct ViewSlot {
     /// The view's `ui://` resource.
     pub uri: String,
+    /// The server declared MCP Apps too (Wharf always has, or there would be no view): a view of a server that did
+    /// not is shown all the same, and its place says so, since such a server may not expect a host to show it.
+    pub server_declared: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub frame: Option<host::ViewFrame>,

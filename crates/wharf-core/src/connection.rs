@@ -401,6 +401,21 @@ impl Connection {
         }
     }
 
+    /// Wharf declared MCP Apps to this server: the front end renders views, and the server's entry did not turn
+    /// them off.
+    pub fn declares_apps(&self) -> bool {
+        self.broker.capabilities.apps
+    }
+
+    /// The server declared MCP Apps in its capabilities.
+    pub fn server_declares_apps(&self) -> bool {
+        self.identity
+            .capabilities
+            .extensions
+            .as_ref()
+            .is_some_and(|e| e.contains_key(crate::protocol::EXTENSION_ID))
+    }
+
     /// What this connection knows of the server's roots fetches.
     pub fn roots(&self) -> &RootsAccess {
         &self.roots

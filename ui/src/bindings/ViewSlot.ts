@@ -9,7 +9,12 @@ export type ViewSlot = {
 /**
  * The view's `ui://` resource.
  */
-uri: string, frame?: ViewFrame, 
+uri: string, 
+/**
+ * The server declared MCP Apps too (Wharf always has, or there would be no view): a view of a server that did
+ * not is shown all the same, and its place says so, since such a server may not expect a host to show it.
+ */
+serverDeclared: boolean, frame?: ViewFrame, 
 /**
  * Why the view cannot be shown, naming the stage that failed.
  */

@@ -88,6 +88,21 @@ async fn an_example_view_renders_gets_its_result_and_calls_its_tool_through_the_
             UI,
         )
         .await?;
+        // The example server declares no extension in its capabilities (measured): its view is shown all the same,
+        // and how it was loaded says so.
+        let negotiated = app
+            .client()
+            .execute(
+                r#"return document.querySelector('[data-testid="view-negotiated"]').textContent;"#,
+                Vec::new(),
+            )
+            .await?;
+        check(
+            negotiated
+                .as_str()
+                .is_some_and(|s| s.contains("the server did not declare it")),
+            format!("negotiated: {negotiated}"),
+        )?;
 
         // The view shows the result it was given: the server's time, no longer "Loading...".
         let answered = app

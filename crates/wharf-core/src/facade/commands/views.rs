@@ -182,6 +182,9 @@ impl Run for ToolsWithViews {
         session.views().ok_or_else(no_views)?;
         let mut found = Vec::new();
         for (def, connection) in session.host().serving().await {
+            if !connection.declares_apps() {
+                continue;
+            }
             let Ok(tools) = connection.current_tools().await else {
                 continue;
             };

@@ -98,11 +98,17 @@ impl Session {
     ) -> Option<ViewSlot> {
         let views = self.views()?;
         let connection = self.host().connection(server).await.ok()?;
+        // The server's entry turned views off ("apps": false): its tools are plain tools here.
+        if !connection.declares_apps() {
+            return None;
+        }
+        let server_declared = connection.server_declares_apps();
         let tools = connection.current_tools().await.ok()?;
         let info = tools.iter().find(|t| t.name == tool)?.clone();
         let uri = info.ui.as_ref()?.resource_uri.clone()?;
         let failed = |error: String| ViewSlot {
             uri: uri.clone(),
+            server_declared,
             frame: None,
             error: Some(error),
             bytes: 0,
@@ -138,6 +144,7 @@ impl Session {
             );
         Some(ViewSlot {
             uri,
+            server_declared,
             bytes: document.html.len() as u64,
             policy: document.policy.header.clone(),
             refused_domains: document.policy.refused.clone(),

@@ -31,9 +31,20 @@ fn session_with(
     events: EventSink,
     desktop: Box<dyn Desktop>,
 ) -> Session {
+    let entry = json!({"command": "python3", "args": [fixture()]});
+    session_on(dir, entry, script, events, desktop)
+}
+
+/// A session on the apps fixture server as `entry` configures it.
+fn session_on(
+    dir: &tempfile::TempDir,
+    entry: Value,
+    script: &str,
+    events: EventSink,
+    desktop: Box<dyn Desktop>,
+) -> Session {
     let path = dir.path().join("mcp.json");
-    let text =
-        json!({"servers": {"apps": {"command": "python3", "args": [fixture()]}}}).to_string();
+    let text = json!({"servers": {"apps": entry}}).to_string();
     std::fs::write(&path, text).expect("write the configuration");
     let config = Config::load(&path).expect("load");
     let parts = SessionParts {
@@ -89,6 +100,8 @@ async fn a_tools_call_brings_its_view_and_the_view_is_bridged_to_its_own_server_
     .expect("called");
     let view = &called["view"];
     assert_eq!(view["uri"], "ui://apps/clock", "{called}");
+    // The fixture declares no extensions: the view is shown, and its place can say the server did not declare it.
+    assert_eq!(view["serverDeclared"], false, "{called}");
     assert!(view["policy"]
         .as_str()
         .expect("policy")
@@ -487,5 +500,26 @@ async fn a_views_file_is_saved_only_through_the_save_dialog_that_names_the_view(
         refused["post"][0]["error"]["message"], "this front end shows no dialogs",
         "{refused}"
     );
+    session.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_server_whose_entry_turns_views_off_has_plain_tools() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let entry = json!({"command": "python3", "args": [fixture(), "modern"], "apps": false});
+    let session = session_on(&dir, entry, "{}", EventSink::discard(), Box::new(NoDesktop));
+    let called = dispatch(
+        &session,
+        "call_tool",
+        json!({"callId": "c1", "server": "apps", "tool": "clock"}),
+    )
+    .await
+    .expect("called");
+    assert_eq!(called["blocks"][0]["text"], "12:00", "{called}");
+    assert!(called.get("view").is_none(), "{called}");
+    let with_views = dispatch(&session, "tools_with_views", json!({}))
+        .await
+        .expect("listed");
+    assert_eq!(with_views, json!([]));
     session.shutdown().await;
 }
