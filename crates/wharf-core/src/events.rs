@@ -260,6 +260,14 @@ pub enum HostEvent {
         method: String,
         outcome: String,
     },
+    /// A tool's view could not be shown or stopped short: which stage it did not reach, and why. Its place says the
+    /// same.
+    ViewFailed {
+        server: String,
+        /// The tool whose view it is.
+        tool: String,
+        reason: String,
+    },
     /// A turn began in `conversation` (created for it when the turn started a new one): `turn` is the front end's
     /// own name for the turn, so that it knows where the turn's deltas, cards and messages go.
     ChatTurnStarted {

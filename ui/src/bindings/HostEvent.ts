@@ -48,4 +48,8 @@ changed: boolean, changes: Array<ToolPart>, pin: string, } | { "event": "view_re
 /**
  * The tool whose view it is.
  */
-tool: string, method: string, outcome: string, } | { "event": "chat_turn_started", turn: string, conversation: string, } | { "event": "chat_delta", conversation: string, text: string, } | { "event": "notice", server?: string, code: NoticeCode, message: string, };
+tool: string, method: string, outcome: string, } | { "event": "view_failed", server: string, 
+/**
+ * The tool whose view it is.
+ */
+tool: string, reason: string, } | { "event": "chat_turn_started", turn: string, conversation: string, } | { "event": "chat_delta", conversation: string, text: string, } | { "event": "notice", server?: string, code: NoticeCode, message: string, };

@@ -69,5 +69,6 @@ export type TauriCommand =
   | "set_view_theme"
   | "close_view"
   | "forget_view"
+  | "view_stalled"
   | "open_call_view"
   | "tools_with_views";

@@ -50,6 +50,7 @@ import type { ViewReply } from "../bindings/ViewReply";
 import type { ViewPost } from "../bindings/ViewPost";
 import type { Theme } from "../bindings/Theme";
 import type { ToolOfServer } from "../bindings/ToolOfServer";
+import type { ViewStage } from "../bindings/ViewStage";
 import type { ViewSlot } from "../bindings/ViewSlot";
 import type { JsonValue } from "../bindings/serde_json/JsonValue";
 import type { TauriCommand } from "../bindings/TauriCommand";
@@ -236,6 +237,9 @@ export const openCallView = (conversation: string, callId: string): Promise<View
 export const toolsWithViews = (): Promise<ToolOfServer[]> => call("tools_with_views", {});
 /** The view's frame is gone: it is no longer served. */
 export const forgetView = (viewId: string): Promise<boolean> => call("forget_view", { viewId });
+/** The view did not reach `stage` in time: the Rust side tells the activity log, and says why. */
+export const viewStalled = (viewId: string, stage: ViewStage): Promise<string> =>
+  call("view_stalled", { viewId, stage });
 export const smokeRendered = (rows: RenderedRow[]): Promise<null> => call("smoke_rendered", { rows });
 
 export const onHostEvent = (handler: (event: HostEvent) => void): Promise<UnlistenFn> =>

@@ -127,7 +127,7 @@ pub enum ViewEffect {
 }
 
 /// The stages of a view's start after it was read and served: a view that stops short says which it did not reach.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 #[ts(export)]
 pub enum ViewStage {
@@ -138,6 +138,24 @@ pub enum ViewStage {
     /// The view was given the tool's input.
     InputDelivered,
 }
+
+impl ViewStage {
+    /// Why a view that did not reach this stage stopped, in the words its place and the activity log use.
+    pub fn not_reached(self) -> &'static str {
+        match self {
+            ViewStage::SandboxLoaded => {
+                "the sandbox did not load (its page was refused or never answered)"
+            }
+            ViewStage::BridgeInitialized => "the view never opened the bridge (no ui/initialize)",
+            ViewStage::InputDelivered => {
+                "the view never said it was ready (no ui/notifications/initialized)"
+            }
+        }
+    }
+}
+
+/// Why a view whose frame loaded another page is no longer carried.
+pub const NAVIGATED: &str = "the view loaded another page, so Wharf stopped carrying its messages";
 
 /// How one request ended, as the activity log tells it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]

@@ -80,6 +80,7 @@ macro_rules! command_table {
                 set_view_theme: SetViewTheme => Vec<ViewPost>,
                 close_view: CloseView => ViewPost,
                 forget_view: ForgetView => bool,
+                view_stalled: ViewStalled => String,
                 open_call_view: OpenCallView => Option<ViewSlot>,
                 tools_with_views: ToolsWithViews => Vec<ToolOfServer>,
             ],

@@ -1,7 +1,8 @@
 //! What a view asks of the app around it, in the real window, with the apps fixture's view (`window.ask` sends any
 //! request from inside it): what it tells the model becomes a chip in the composer that the user may remove and that
 //! goes with the next message; a `javascript:` or `file:` link is refused without a card and never reaches the
-//! browser; a file it offers goes only through the native save dialog; and closing it asks it to let go first.
+//! browser; a file it offers goes only through the native save dialog; closing it asks it to let go first; and a view
+//! that cannot be shown is told in the activity log.
 
 use super::elicitation::{recorded, recording_browser};
 use super::views::{apps_fixture, in_view, status_of, VIEW_READY};
@@ -116,6 +117,14 @@ async fn a_view_opens_no_script_or_file_link_lets_go_when_closed_and_saves_only_
         app.wait_for_text(Locator::Css(&in_row("apps", "server-status")), "ready", SERVER_READY)
             .await?;
         select_server(app, "apps").await?;
+
+        // A view that cannot be shown says why in its place and in the activity log.
+        pick_tool(app, "wrong_type").await?;
+        app.click(Locator::Css(&testid("tool-run")), UI).await?;
+        app.wait_for(Locator::Css(&testid("view-error")), UI).await?;
+        let failed = r#"//*[@data-testid="activity-entry"][contains(., "the view of wrong_type cannot be shown: reading the view:")]"#;
+        app.wait_for(Locator::XPath(failed), UI).await?;
+
         pick_tool(app, "clock").await?;
         let run = async || -> Result<()> {
             app.click(Locator::Css(&testid("tool-run")), UI).await?;

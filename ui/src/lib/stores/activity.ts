@@ -193,6 +193,14 @@ export function describeEvent(event: HostEvent): Described | null {
         level: event.outcome.startsWith("refused") ? "warning" : "info",
         text: `the view of ${event.tool}: ${event.method}: ${event.outcome}`,
       };
+    case "view_failed":
+      // A view that could not be shown or stopped short: the stage and why, as its place says.
+      return {
+        server: event.server,
+        kind: "call",
+        level: "warning",
+        text: `the view of ${event.tool} cannot be shown: ${event.reason}`,
+      };
     // Streamed text and the start of a turn go to the thread only.
     case "chat_turn_started":
     case "chat_delta":

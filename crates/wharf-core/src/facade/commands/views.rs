@@ -110,6 +110,26 @@ impl Run for ForgetView {
     }
 }
 
+/// A view did not reach `stage` in the time its frame gave it: told in the activity log, and why in words its place
+/// shows.
+#[derive(Debug, Deserialize, ts_rs::TS)]
+#[ts(export)]
+#[serde(rename_all = "camelCase")]
+pub struct ViewStalled {
+    pub view_id: String,
+    pub stage: crate::apps::bridge::ViewStage,
+}
+
+impl Run for ViewStalled {
+    async fn run(self, session: &Session) -> Reply<String> {
+        session.views().ok_or_else(no_views)?;
+        if !session.view_stalled(&self.view_id, self.stage).await {
+            return Err(no_view(&self.view_id));
+        }
+        Ok(self.stage.not_reached().to_owned())
+    }
+}
+
 /// The view of a model's call kept in a conversation (the call's id in it), opened again from what was kept: the
 /// tool's view as its server serves it now, given the call's arguments and result. `None`: the call's tool has no
 /// view, or the call was not made.

@@ -13,7 +13,9 @@ use serde_json::{Map, Value};
 
 use super::Session;
 use crate::approval::pin::{Pinned, ServerDefinition};
-use crate::apps::bridge::{Theme, ToView, ToolOutcome, ViewBridge, ViewEffect, ViewServices};
+use crate::apps::bridge::{
+    Theme, ToView, ToolOutcome, ViewBridge, ViewEffect, ViewServices, ViewStage,
+};
 use crate::apps::host::{ViewHost, ViewHostError};
 use crate::apps::{self, ViewSlot};
 use crate::chat::approve::{Approval, CallToApprove};
@@ -106,16 +108,23 @@ impl Session {
         let tools = connection.current_tools().await.ok()?;
         let info = tools.iter().find(|t| t.name == tool)?.clone();
         let uri = info.ui.as_ref()?.resource_uri.clone()?;
-        let failed = |error: String| ViewSlot {
-            uri: uri.clone(),
-            server_declared,
-            frame: None,
-            error: Some(error),
-            bytes: 0,
-            policy: String::new(),
-            refused_domains: Vec::new(),
-            prefers_border: None,
-            teardown: Value::Null,
+        let failed = |error: String| {
+            self.host().events().emit(HostEvent::ViewFailed {
+                server: server.to_owned(),
+                tool: tool.to_owned(),
+                reason: error.clone(),
+            });
+            ViewSlot {
+                uri: uri.clone(),
+                server_declared,
+                frame: None,
+                error: Some(error),
+                bytes: 0,
+                policy: String::new(),
+                refused_domains: Vec::new(),
+                prefers_border: None,
+                teardown: Value::Null,
+            }
         };
         let document = match apps::fetch(&connection, &uri).await {
             Ok(document) => document,
@@ -167,6 +176,13 @@ impl Session {
             view_id: view_id.to_owned(),
         };
         let handled = bridge.handle(message, &services, Instant::now()).await;
+        if handled.effects.contains(&ViewEffect::Navigated) {
+            self.host().events().emit(HostEvent::ViewFailed {
+                server: bridge.server().to_owned(),
+                tool: bridge.tool().name.clone(),
+                reason: crate::apps::bridge::NAVIGATED.to_owned(),
+            });
+        }
         if let Some(log) = &handled.log {
             self.host().events().emit(HostEvent::ViewRequest {
                 server: bridge.server().to_owned(),
@@ -197,6 +213,20 @@ impl Session {
             told.push((id, reply(messages, Vec::new()).post));
         }
         told
+    }
+
+    /// The view did not reach `stage` in time: the activity log says so, as its place does.
+    pub(crate) async fn view_stalled(&self, view_id: &str, stage: ViewStage) -> bool {
+        let Some(bridge) = self.views().and_then(|views| views.bridge(view_id)) else {
+            return false;
+        };
+        let bridge = bridge.lock().await;
+        self.host().events().emit(HostEvent::ViewFailed {
+            server: bridge.server().to_owned(),
+            tool: bridge.tool().name.clone(),
+            reason: stage.not_reached().to_owned(),
+        });
+        true
     }
 
     /// The request asking a view to let go, before its frame is removed.

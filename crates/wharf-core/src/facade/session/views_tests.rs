@@ -523,3 +523,77 @@ async fn a_server_whose_entry_turns_views_off_has_plain_tools() {
     assert_eq!(with_views, json!([]));
     session.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_view_that_fails_or_stops_short_is_told_in_the_activity_log_with_why() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let told = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = told.clone();
+    let events = EventSink::new(move |e| kept.lock().expect("events").push(e));
+    let session = session(&dir, "{}", events);
+    let failures = || -> Vec<(String, String)> {
+        told.lock()
+            .expect("events")
+            .iter()
+            .filter_map(|e| match e {
+                HostEvent::ViewFailed { tool, reason, .. } => Some((tool.clone(), reason.clone())),
+                _ => None,
+            })
+            .collect()
+    };
+    dispatch(
+        &session,
+        "call_tool",
+        json!({"callId": "w", "server": "apps", "tool": "wrong_type"}),
+    )
+    .await
+    .expect("called");
+    let logged = failures();
+    assert_eq!(logged.len(), 1, "{logged:?}");
+    assert!(
+        logged[0].0 == "wrong_type" && logged[0].1.starts_with("reading the view:"),
+        "{logged:?}"
+    );
+
+    let view_id = open_clock(&session).await;
+    let why = dispatch(
+        &session,
+        "view_stalled",
+        json!({"viewId": view_id, "stage": "input_delivered"}),
+    )
+    .await
+    .expect("told");
+    assert_eq!(
+        why,
+        "the view never said it was ready (no ui/notifications/initialized)"
+    );
+    post(
+        &session,
+        &view_id,
+        json!({"jsonrpc": "2.0", "method": "ui/notifications/sandbox-view-navigated"}),
+    )
+    .await;
+    let logged = failures();
+    assert_eq!(
+        logged[1..],
+        [
+            (
+                "clock".to_string(),
+                why.as_str().unwrap_or_default().to_string()
+            ),
+            (
+                "clock".to_string(),
+                crate::apps::bridge::NAVIGATED.to_string()
+            )
+        ]
+    );
+    let unknown = dispatch(
+        &session,
+        "view_stalled",
+        json!({"viewId": "nope", "stage": "sandbox_loaded"}),
+    )
+    .await
+    .expect_err("no such view");
+    assert_eq!(unknown.code, crate::facade::ErrorCode::UnknownView);
+    session.shutdown().await;
+}
