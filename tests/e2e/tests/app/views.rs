@@ -209,6 +209,22 @@ async fn an_example_view_renders_gets_its_result_and_calls_its_tool_through_the_
             app.client().current_url().await? == before,
             "the webview moved",
         )?;
+
+        // Closed: the SDK's view answers the teardown request, and only then is its frame removed and its pages
+        // no longer served.
+        let proxy = app
+            .attr(Locator::Css(&testid("view-frame")), "src")
+            .await?
+            .ok_or_else(|| Error::Check("the frame has no src".into()))?;
+        app.click(Locator::Css(&testid("view-close")), UI).await?;
+        app.wait_for_text(
+            Locator::Css(&testid("view-ended")),
+            "The view of get-time was closed after it let go.",
+            UI,
+        )
+        .await?;
+        let status = status_of(&proxy).await;
+        check(status == Some(404), format!("a closed view is still served: {status:?}"))?;
         Ok(())
     })
     .await
