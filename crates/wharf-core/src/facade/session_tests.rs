@@ -133,3 +133,25 @@ async fn the_window_only_commands_say_this_front_end_has_no_dialogs() {
     assert_eq!(error.code, ErrorCode::Dialog);
     session.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_front_end_without_views_answers_every_view_command_with_no_views() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let session = session_on(&dir, r#"{"servers": {}}"#);
+    for (name, args) in [
+        ("view_message", json!({"viewId": "v", "message": {}})),
+        ("set_view_theme", json!({"theme": "dark"})),
+        ("close_view", json!({"viewId": "v"})),
+        ("forget_view", json!({"viewId": "v"})),
+        (
+            "view_stalled",
+            json!({"viewId": "v", "stage": "sandbox_loaded"}),
+        ),
+        ("open_call_view", json!({"conversation": "c", "call": "x"})),
+        ("tools_with_views", json!({})),
+    ] {
+        let refused = dispatch(&session, name, args).await.expect_err(name);
+        assert_eq!(refused.code, ErrorCode::NoViews, "{name}");
+    }
+    session.shutdown().await;
+}
