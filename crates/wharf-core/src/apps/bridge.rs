@@ -259,8 +259,14 @@ impl ViewBridge {
         )]
     }
 
-    /// The request that asks the view to let go before its frame is removed (its answer carries `TEARDOWN_ID`).
-    pub fn teardown(&self) -> ToView {
+    /// The theme the view was last told (or started with).
+    pub fn theme(&self) -> Theme {
+        self.theme
+    }
+
+    /// The request that asks a view to let go before its frame is removed (its answer carries `TEARDOWN_ID`). The
+    /// same for every view: it needs no view's state, so it never waits on a view's request in flight.
+    pub fn teardown() -> ToView {
         ToView::Request {
             jsonrpc: "2.0",
             id: TEARDOWN_ID,

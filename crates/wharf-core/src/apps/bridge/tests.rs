@@ -214,7 +214,7 @@ async fn the_handshake_answers_everything_a_view_needs_then_the_input_once_then_
         methods(&view.set_theme(Theme::Light)),
         ["ui/notifications/host-context-changed"]
     );
-    assert_eq!(methods(&[view.teardown()]), ["ui/resource-teardown"]);
+    assert_eq!(methods(&[ViewBridge::teardown()]), ["ui/resource-teardown"]);
 }
 
 #[tokio::test]

@@ -142,7 +142,7 @@ impl Session {
             views.theme(),
         );
         bridge.set_outcome(ToolOutcome::Result(result.sent().clone()));
-        let teardown = serde_json::to_value(bridge.teardown()).unwrap_or(Value::Null);
+        let teardown = serde_json::to_value(ViewBridge::teardown()).unwrap_or(Value::Null);
         views
             .open
             .lock()
@@ -175,7 +175,12 @@ impl Session {
             view_tool: bridge.tool().name.clone(),
             view_id: view_id.to_owned(),
         };
-        let handled = bridge.handle(message, &services, Instant::now()).await;
+        let mut handled = bridge.handle(message, &services, Instant::now()).await;
+        // A theme change while this view's request was in flight (a card, a dialog) passed it by: told now.
+        let theme = views.theme();
+        if bridge.theme() != theme {
+            handled.replies.extend(bridge.set_theme(theme));
+        }
         if handled.effects.contains(&ViewEffect::Navigated) {
             self.host().events().emit(HostEvent::ViewFailed {
                 server: bridge.server().to_owned(),
@@ -209,7 +214,12 @@ impl Session {
             .collect();
         let mut told = Vec::new();
         for (id, bridge) in open {
-            let messages = bridge.lock().await.set_theme(theme);
+            // A view whose request is in flight (waiting on a card or a dialog) is told with its answer instead:
+            // the theme must not wait on the user.
+            let Ok(mut bridge) = bridge.try_lock() else {
+                continue;
+            };
+            let messages = bridge.set_theme(theme);
             told.push((id, reply(messages, Vec::new()).post));
         }
         told
@@ -231,9 +241,9 @@ impl Session {
 
     /// The request asking a view to let go, before its frame is removed.
     pub(crate) async fn view_teardown(&self, view_id: &str) -> Option<Value> {
-        let bridge = self.views()?.bridge(view_id)?;
-        let teardown = bridge.lock().await.teardown();
-        serde_json::to_value(teardown).ok()
+        // Only known to be shown, not locked: a view waiting on a card or a dialog can still be asked to let go.
+        self.views()?.bridge(view_id)?;
+        serde_json::to_value(ViewBridge::teardown()).ok()
     }
 
     /// The view is gone: its pages are no longer served, its messages no longer answered.

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use crate::apps::bridge::Theme;
 use crate::auth::TokenStore;
-use crate::broker::{QuestionQueue, ScriptedAgent};
+use crate::broker::{QuestionQueue, ScriptedAgent, UserAgent};
 use crate::facade::session::{Desktop, NoDesktop, SessionChat, SessionParts, SessionViews};
 use crate::facade::startup::StartupReport;
 use crate::facade::{dispatch, ChatPaths, HostBuilder, Session};
@@ -32,14 +32,15 @@ fn session_with(
     desktop: Box<dyn Desktop>,
 ) -> Session {
     let entry = json!({"command": "python3", "args": [fixture()]});
-    session_on(dir, entry, script, events, desktop)
+    let agent = Arc::new(ScriptedAgent::parse(script).expect("script"));
+    session_on(dir, entry, agent, events, desktop)
 }
 
 /// A session on the apps fixture server as `entry` configures it.
 fn session_on(
     dir: &tempfile::TempDir,
     entry: Value,
-    script: &str,
+    agent: Arc<dyn UserAgent>,
     events: EventSink,
     desktop: Box<dyn Desktop>,
 ) -> Session {
@@ -59,8 +60,7 @@ fn session_on(
         desktop,
         views: Some(SessionViews::new("tauri://localhost", Theme::Light)),
     };
-    let agent = ScriptedAgent::parse(script).expect("script");
-    HostBuilder::new(config, Arc::new(agent))
+    HostBuilder::new(config, agent)
         .tokens(TokenStore::memory())
         .apps(true)
         .session(events, parts)
@@ -507,7 +507,14 @@ async fn a_views_file_is_saved_only_through_the_save_dialog_that_names_the_view(
 async fn a_server_whose_entry_turns_views_off_has_plain_tools() {
     let dir = tempfile::tempdir().expect("tempdir");
     let entry = json!({"command": "python3", "args": [fixture(), "modern"], "apps": false});
-    let session = session_on(&dir, entry, "{}", EventSink::discard(), Box::new(NoDesktop));
+    let agent = Arc::new(ScriptedAgent::parse("{}").expect("script"));
+    let session = session_on(
+        &dir,
+        entry,
+        agent,
+        EventSink::discard(),
+        Box::new(NoDesktop),
+    );
     let called = dispatch(
         &session,
         "call_tool",
@@ -595,5 +602,82 @@ async fn a_view_that_fails_or_stops_short_is_told_in_the_activity_log_with_why()
     .await
     .expect_err("no such view");
     assert_eq!(unknown.code, crate::facade::ErrorCode::UnknownView);
+    session.shutdown().await;
+}
+
+/// A user who takes their time over a card: it is answered (declined) only once the test lets it go.
+struct SlowUser {
+    asked: Arc<tokio::sync::Notify>,
+    release: Arc<tokio::sync::Notify>,
+}
+
+impl UserAgent for SlowUser {
+    fn answer(
+        &self,
+        _request: crate::question::InputRequest,
+    ) -> futures::future::BoxFuture<'_, crate::question::InputAnswer> {
+        Box::pin(async move {
+            self.asked.notify_one();
+            self.release.notified().await;
+            crate::question::InputAnswer::Decline
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_view_waiting_on_its_card_neither_holds_up_the_theme_nor_closing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let asked = Arc::new(tokio::sync::Notify::new());
+    let release = Arc::new(tokio::sync::Notify::new());
+    let user = Arc::new(SlowUser {
+        asked: asked.clone(),
+        release: release.clone(),
+    });
+    let entry = json!({"command": "python3", "args": [fixture()]});
+    let session = Arc::new(session_on(
+        &dir,
+        entry,
+        user,
+        EventSink::discard(),
+        Box::new(NoDesktop),
+    ));
+    let view_id = open_clock(&session).await;
+    post(
+        &session,
+        &view_id,
+        json!({"jsonrpc": "2.0", "method": "ui/notifications/initialized"}),
+    )
+    .await;
+    let calling = {
+        let session = session.clone();
+        let view_id = view_id.clone();
+        tokio::spawn(async move {
+            post(
+                &session,
+                &view_id,
+                request(2, "tools/call", json!({"name": "app_only"})),
+            )
+            .await
+        })
+    };
+    asked.notified().await;
+    // The card is open: the theme and the close request answer at once, without this view's messages.
+    let themed = dispatch(&session, "set_view_theme", json!({"theme": "dark"}))
+        .await
+        .expect("themed");
+    assert_eq!(themed, json!([]));
+    let teardown = dispatch(&session, "close_view", json!({"viewId": view_id}))
+        .await
+        .expect("teardown");
+    assert_eq!(teardown["post"][0]["method"], "ui/resource-teardown");
+    // Answered: the view gets the refusal, then the theme it missed.
+    release.notify_one();
+    let answered = calling.await.expect("the call's reply");
+    assert_eq!(answered["post"][0]["error"]["code"], -32000, "{answered}");
+    assert_eq!(
+        answered["post"][1]["method"], "ui/notifications/host-context-changed",
+        "{answered}"
+    );
+    assert_eq!(answered["post"][1]["params"]["theme"], "dark");
     session.shutdown().await;
 }
