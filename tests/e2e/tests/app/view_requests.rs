@@ -5,7 +5,9 @@
 //! that cannot be shown is told in the activity log.
 
 use super::elicitation::{recorded, recording_browser};
-use super::views::{apps_fixture, in_view, status_of, VIEW_READY};
+use super::views::{
+    apps_fixture, chat_until_the_calls_view_starts, in_view, status_of, VIEW_READY,
+};
 use super::*;
 use wharf_e2e::{with_launch, Home, Launch};
 
@@ -48,17 +50,7 @@ async fn what_a_view_tells_the_model_is_a_removable_chip_that_goes_with_the_next
         "chat": {"provider": {"kind": "openai", "baseUrl": provider.base_url, "model": "scripted-model"}}
     });
     with_launch(Launch::config(config).home(&home), async |app| {
-        app.wait_for(Locator::Css(&testid("chat-screen")), UI).await?;
-        app.click(Locator::Css(&testid("screen-servers")), UI).await?;
-        app.wait_for_text(Locator::Css(&in_row("apps", "server-status")), "ready", SERVER_READY)
-            .await?;
-        app.click(Locator::Css(&testid("screen-chat")), UI).await?;
-        app.fill(Locator::Css(&testid("chat-input")), "What time is it?", UI).await?;
-        app.click(Locator::Css(&testid("chat-send")), UI).await?;
-        let allow = r#"[data-testid="chat-question"][data-kind="tool_call"] [data-testid="toolcall-allow-once"]"#;
-        app.click(Locator::Css(allow), VIEW_READY).await?;
-        let delivered = r#"[data-testid="chat-toolcall"][data-tool="clock"] [data-testid="tool-view"] [data-stage="input_delivered"]"#;
-        app.wait_for(Locator::Css(delivered), VIEW_READY).await?;
+        chat_until_the_calls_view_starts(app, "apps", "clock", "What time is it?").await?;
         app.wait_gone(Locator::Css(&testid("chat-stop")), UI).await?;
 
         // The view's context: a chip, replaced by the view's next one, removable.

@@ -446,6 +446,37 @@ async fn a_view_calls_only_its_own_servers_tools_that_are_visible_to_views() -> 
 #[path = "chat_provider.rs"]
 mod provider;
 
+/// On the chat screen once `server` is ready: `message` sent, the model's call of `tool` allowed on its card, and the
+/// call's view started under it.
+pub(super) async fn chat_until_the_calls_view_starts(
+    app: &App,
+    server: &str,
+    tool: &str,
+    message: &str,
+) -> Result<()> {
+    app.wait_for(Locator::Css(&testid("chat-screen")), UI)
+        .await?;
+    app.click(Locator::Css(&testid("screen-servers")), UI)
+        .await?;
+    app.wait_for_text(
+        Locator::Css(&in_row(server, "server-status")),
+        "ready",
+        SERVER_READY,
+    )
+    .await?;
+    app.click(Locator::Css(&testid("screen-chat")), UI).await?;
+    app.fill(Locator::Css(&testid("chat-input")), message, UI)
+        .await?;
+    app.click(Locator::Css(&testid("chat-send")), UI).await?;
+    let allow = r#"[data-testid="chat-question"][data-kind="tool_call"] [data-testid="toolcall-allow-once"]"#;
+    app.click(Locator::Css(allow), VIEW_READY).await?;
+    let delivered = format!(
+        r#"[data-testid="chat-toolcall"][data-tool="{tool}"] [data-testid="tool-view"] [data-stage="input_delivered"]"#
+    );
+    app.wait_for(Locator::Css(&delivered), VIEW_READY).await?;
+    Ok(())
+}
+
 #[tokio::test]
 async fn a_models_call_of_a_tool_with_a_view_shows_the_view_under_the_call() -> Result<()> {
     let home = Home::new()?;
@@ -461,19 +492,9 @@ async fn a_models_call_of_a_tool_with_a_view_shows_the_view_under_the_call() -> 
         "chat": {"provider": {"kind": "openai", "baseUrl": provider.base_url, "model": "scripted-model"}}
     });
     with_launch(Launch::config(config).home(&home), async |app| {
-        app.wait_for(Locator::Css(&testid("chat-screen")), UI).await?;
-        app.click(Locator::Css(&testid("screen-servers")), UI).await?;
-        app.wait_for_text(Locator::Css(&in_row("basic", "server-status")), "ready", SERVER_READY)
-            .await?;
-        app.click(Locator::Css(&testid("screen-chat")), UI).await?;
-        app.fill(Locator::Css(&testid("chat-input")), "What time is it on the server?", UI)
-            .await?;
-        app.click(Locator::Css(&testid("chat-send")), UI).await?;
-        let allow = r#"[data-testid="chat-question"][data-kind="tool_call"] [data-testid="toolcall-allow-once"]"#;
-        app.click(Locator::Css(allow), VIEW_READY).await?;
         // Under the call, once the turn ends: the view, started with the call's input and result.
-        let delivered = r#"[data-testid="chat-toolcall"][data-tool="get-time"] [data-testid="tool-view"] [data-stage="input_delivered"]"#;
-        app.wait_for(Locator::Css(delivered), VIEW_READY).await?;
+        chat_until_the_calls_view_starts(app, "basic", "get-time", "What time is it on the server?")
+            .await?;
         // The time the server answered, read by the view from the result as kept (its structured content).
         let result = app
             .text(Locator::Css(r#"[data-testid="chat-toolcall"][data-tool="get-time"] [data-testid="chat-toolcall-result"]"#))
