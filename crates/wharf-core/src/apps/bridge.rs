@@ -34,6 +34,7 @@ const MAX_TEXT_CHARS: usize = 8000;
 pub const TEARDOWN_ID: &str = "wharf-teardown";
 
 mod download;
+mod handshake;
 
 const INVALID_PARAMS: i32 = -32602;
 const METHOD_NOT_FOUND: i32 = -32601;
@@ -442,8 +443,8 @@ impl ViewBridge {
             "ui/initialize" => Ok(self.initialize_result(params)),
             "initialize" => Ok(json!({
                 "protocolVersion": params.get("protocolVersion").cloned().unwrap_or(json!("2025-11-25")),
-                "capabilities": {"extensions": {crate::apps::EXTENSION_ID: host_capabilities()}},
-                "serverInfo": host_info(),
+                "capabilities": {"extensions": {crate::apps::EXTENSION_ID: handshake::host_capabilities()}},
+                "serverInfo": handshake::host_info(),
             })),
             "ping" => Ok(json!({})),
             "tools/list" => {
@@ -554,46 +555,6 @@ impl ViewBridge {
             }),
         }
     }
-
-    fn initialize_result(&self, params: &Value) -> Value {
-        let asked = params.get("protocolVersion").and_then(Value::as_str);
-        let version = if asked == Some(APPS_PROTOCOL_VERSION) {
-            asked.unwrap_or(APPS_PROTOCOL_VERSION)
-        } else {
-            APPS_PROTOCOL_VERSION
-        };
-        json!({
-            "protocolVersion": version,
-            "hostInfo": host_info(),
-            "hostCapabilities": host_capabilities(),
-            "hostContext": {
-                "theme": self.theme,
-                "displayMode": "inline",
-                "availableDisplayModes": ["inline"],
-                "platform": "desktop",
-                "containerDimensions": {"maxHeight": MAX_HEIGHT},
-                "toolInfo": {"tool": self.tool},
-            },
-        })
-    }
-}
-
-fn host_info() -> Value {
-    json!({"name": crate::CLIENT_NAME, "version": crate::CLIENT_VERSION})
-}
-
-/// What Wharf offers views: the server's tools and resources (its own only), links through the user's consent, a
-/// message to the chat as a draft, context for the model, files saved through the save dialog, logging.
-fn host_capabilities() -> Value {
-    json!({
-        "openLinks": {},
-        "downloadFile": {},
-        "serverTools": {},
-        "serverResources": {},
-        "logging": {},
-        "message": {"text": {}},
-        "updateModelContext": {"text": {}, "structuredContent": {}},
-    })
 }
 
 fn visible_to_views(tool: &ToolInfo) -> bool {

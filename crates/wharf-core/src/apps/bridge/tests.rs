@@ -145,6 +145,11 @@ async fn the_handshake_answers_everything_a_view_needs_then_the_input_once_then_
     }
     assert_eq!(answered["protocolVersion"], APPS_PROTOCOL_VERSION);
     assert_eq!(answered["hostContext"]["theme"], "dark");
+    // The user's own, read from their settings (the rules are the handshake module's unit tests).
+    for key in ["locale", "timeZone"] {
+        let value = answered["hostContext"][key].as_str().unwrap_or_default();
+        assert!(!value.is_empty(), "{key}: {answered}");
+    }
     assert_eq!(
         answered["hostContext"]["availableDisplayModes"],
         json!(["inline"])
