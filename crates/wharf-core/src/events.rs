@@ -234,6 +234,8 @@ pub enum HostEvent {
         server: String,
         tool: String,
         conversation: String,
+        /// The call's id in its conversation (`chat_call_ended` names it too).
+        call: String,
         /// What is sent: the model's arguments, or the user's edit of them.
         arguments: Value,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -251,6 +253,12 @@ pub enum HostEvent {
         changed: bool,
         changes: Vec<crate::question::tool_call::ToolPart>,
         pin: String,
+    },
+    /// A model's tool call ended and its result is stored in `conversation`: the thread can show it (and its view)
+    /// while the model goes on.
+    ChatCallEnded {
+        conversation: String,
+        call: String,
     },
     /// A tool's view made a request (or logged a message): what it asked, and how that ended.
     ViewRequest {

@@ -30,6 +30,10 @@ issuer?: string,
  */
 step_up: boolean, error?: string, } | { "event": "tool_call", server: string, tool: string, conversation: string, 
 /**
+ * The call's id in its conversation (`chat_call_ended` names it too).
+ */
+call: string, 
+/**
  * What is sent: the model's arguments, or the user's edit of them.
  */
 arguments: JsonValue, annotations?: ToolAnnotations, trusted: boolean, decision: CallDecision, 
@@ -44,7 +48,7 @@ decided: string,
 /**
  * The tool differs from the definition a grant was given for: the grant was suspended and the user asked.
  */
-changed: boolean, changes: Array<ToolPart>, pin: string, } | { "event": "view_request", server: string, 
+changed: boolean, changes: Array<ToolPart>, pin: string, } | { "event": "chat_call_ended", conversation: string, call: string, } | { "event": "view_request", server: string, 
 /**
  * The tool whose view it is.
  */

@@ -189,6 +189,7 @@ impl Approval<'_> {
             server: server.clone(),
             tool: call.tool.tool.name.clone(),
             conversation: self.conversation.to_string(),
+            call: call.call_id.to_string(),
             arguments: Value::Object(approved.arguments.clone()),
             annotations: call.tool.tool.annotations.clone(),
             trusted: call.stance.trusted,

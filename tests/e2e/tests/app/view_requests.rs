@@ -176,3 +176,38 @@ async fn a_view_opens_no_script_or_file_link_lets_go_when_closed_and_saves_only_
     })
     .await
 }
+
+#[tokio::test]
+async fn a_calls_view_opens_when_the_call_returns_while_the_model_is_still_answering() -> Result<()>
+{
+    let home = Home::new()?;
+    // The reply after the call sends nothing and hangs: only the call's own end can bring its view.
+    let script = json!({"replies": [
+        {"text": "Reading the clock.", "tool_calls": [{"id": "call_1", "name": "apps__clock", "arguments": {}}]},
+        {"text": "", "hang": true}
+    ]});
+    let provider = provider::Provider::start(home.path(), &script).await?;
+    let config = json!({
+        "servers": {"apps": apps_fixture()},
+        "chat": {"provider": {"kind": "openai", "baseUrl": provider.base_url, "model": "scripted-model"}}
+    });
+    with_launch(Launch::config(config).home(&home), async |app| {
+        chat_until_the_calls_view_starts(app, "apps", "clock", "What time is it?").await?;
+        // The turn is still running: its Stop button is there, and the call is no longer shown as running.
+        check(
+            app.count(Locator::Css(&testid("chat-stop"))).await? == 1,
+            "the turn ended before the view was checked",
+        )?;
+        check(
+            app.count(Locator::Css(&testid("chat-toolcall-running")))
+                .await?
+                == 0,
+            "the call is still shown as running",
+        )?;
+        app.click(Locator::Css(&testid("chat-stop")), UI).await?;
+        app.wait_gone(Locator::Css(&testid("chat-stop")), UI)
+            .await?;
+        Ok(())
+    })
+    .await
+}

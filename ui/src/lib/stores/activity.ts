@@ -204,6 +204,7 @@ export function describeEvent(event: HostEvent): Described | null {
     // Streamed text and the start of a turn go to the thread only.
     case "chat_turn_started":
     case "chat_delta":
+    case "chat_call_ended":
     case "stderr":
       return null;
   }

@@ -50,11 +50,12 @@ const message = (id: number, role: StoredMessage["role"], text: string, data?: S
 
 const delta = (conversation: string, text: string): HostEvent => ({ event: "chat_delta", conversation, text });
 
-const toolCall = (conversation: string, tool: string): HostEvent => ({
+const toolCall = (conversation: string, tool: string, call = "c1"): HostEvent => ({
   event: "tool_call",
   server: "fs",
   tool,
   conversation,
+  call,
   arguments: { path: "/a" },
   trusted: false,
   decision: "allow_once",
@@ -140,6 +141,26 @@ describe("a turn", () => {
     expect(shown(chat)?.calls).toEqual([]);
     expect(shown(chat)?.text).toBe("Found ");
     expect(mocked.conversationMessages).toHaveBeenCalledTimes(2);
+  });
+
+  it("shows a call's stored result as soon as the call ends, while the model has not spoken again", async () => {
+    const chat = createChat(createNotices());
+    await chat.openConversation("c1");
+    mocked.sendMessage.mockReturnValue(deferred<TurnOutcome>().promise);
+    void chat.send("list and read");
+    chat.handleEvent(started(sentId(0), "c1"));
+    chat.handleEvent(toolCall("c1", "list", "c1-1"));
+    chat.handleEvent(toolCall("c1", "read", "c1-2"));
+    mocked.conversationMessages.mockClear();
+
+    // The second call ends first: only it leaves the running calls, and the thread is read again.
+    chat.handleEvent({ event: "chat_call_ended", conversation: "c1", call: "c1-2" });
+    expect(shown(chat)?.calls.map((c) => c.tool)).toEqual(["list"]);
+    expect(mocked.conversationMessages).toHaveBeenCalledTimes(1);
+    // Another conversation's call changes nothing here.
+    chat.handleEvent({ event: "chat_call_ended", conversation: "other", call: "c1-1" });
+    expect(shown(chat)?.calls.map((c) => c.tool)).toEqual(["list"]);
+    expect(mocked.conversationMessages).toHaveBeenCalledTimes(1);
   });
 
   it("sends one turn at a time in a conversation, and nothing empty; another conversation may send meanwhile", async () => {

@@ -27,6 +27,8 @@ import type { NoticeStore } from "./notices";
 
 /** A call the model made in the step running now: decided, its result not stored yet. */
 export interface LiveCall {
+  /** The call's id in its conversation. */
+  call: string;
   server: string;
   tool: string;
   arguments: JsonValue;
@@ -416,12 +418,18 @@ export function createChat(notices: NoticeStore): ChatStore {
         if (turn === null) return;
         // The reply that made the call is stored before any call is decided: the thread shows it from now on.
         const call: LiveCall = {
+          call: event.call,
           server: event.server,
           tool: event.tool,
           arguments: event.arguments,
           decision: event.decision,
         };
         updateTurn(turn.id, (t) => ({ text: "", calls: [...t.calls, call] }));
+        if (isOpen(event.conversation)) void loadMessages(event.conversation);
+      } else if (event.event === "chat_call_ended") {
+        // A call's result is stored: the thread shows it (and its view) at once, not when the model next speaks.
+        const turn = runningIn(event.conversation);
+        if (turn !== null) updateTurn(turn.id, (t) => ({ calls: t.calls.filter((c) => c.call !== event.call) }));
         if (isOpen(event.conversation)) void loadMessages(event.conversation);
       }
     },

@@ -164,6 +164,7 @@ describe("activity log", () => {
       server: "fs",
       tool: "write",
       conversation: "c",
+      call: "c1",
       arguments: {},
       trusted: false,
       decision: "granted",

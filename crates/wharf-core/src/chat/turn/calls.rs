@@ -17,6 +17,7 @@ use crate::connection::{CallOptions, Connection};
 use crate::conversations::message::{CallResult, ToolCallRecord};
 use crate::conversations::{MessageData, Role};
 use crate::display_text::one_line;
+use crate::events::HostEvent;
 use crate::model::ToolCall;
 
 /// A call the model made, on its way: refused before anyone saw it, or approved (or denied) on its card.
@@ -165,6 +166,10 @@ impl Turn<'_> {
             &given.text,
             Some(MessageData::ToolCall(record.clone())),
         );
+        self.cx.events.emit(HostEvent::ChatCallEnded {
+            conversation: self.conversation.to_string(),
+            call: record.id.clone(),
+        });
         (record, given)
     }
 }
