@@ -23,6 +23,10 @@ pub const APPS_PROTOCOL_VERSION: &str = "2026-01-26";
 pub const MAX_REQUESTS: usize = 30;
 pub const RATE_WINDOW: Duration = Duration::from_secs(10);
 
+/// After the user declines a view's link or file, how long that view's next ones are declined without asking: a
+/// view that asks again at once must not keep a card or a dialog in front of the user.
+pub const DECLINED_QUIET: Duration = Duration::from_secs(30);
+
 /// The tallest a view may ask to be, in CSS pixels, and the shortest.
 pub const MAX_HEIGHT: u32 = 2000;
 pub const MIN_HEIGHT: u32 = 40;
@@ -33,7 +37,7 @@ const MAX_TEXT_CHARS: usize = 8000;
 /// The id of the host's teardown request, which the view's answer echoes.
 pub const TEARDOWN_ID: &str = "wharf-teardown";
 
-mod download;
+mod consent;
 mod handshake;
 
 const INVALID_PARAMS: i32 = -32602;
@@ -193,6 +197,10 @@ pub struct ViewBridge {
     outcome_sent: bool,
     theme: Theme,
     requests: VecDeque<Instant>,
+    /// Until when the view's links are declined without asking, after the user declined one.
+    links_quiet_until: Option<Instant>,
+    /// The same for the files it offers.
+    downloads_quiet_until: Option<Instant>,
 }
 
 /// The app's theme, as views are told it.
@@ -229,6 +237,8 @@ impl ViewBridge {
             outcome_sent: false,
             theme,
             requests: VecDeque::new(),
+            links_quiet_until: None,
+            downloads_quiet_until: None,
         }
     }
 
@@ -348,7 +358,9 @@ impl ViewBridge {
                 stage: ViewStage::BridgeInitialized,
             });
         }
-        let answer = self.request(method, &params, services, &mut effects).await;
+        let answer = self
+            .request(method, &params, services, &mut effects, now)
+            .await;
         let (reply, outcome) = match answer {
             Ok(result) => (
                 ToView::Result {
@@ -438,6 +450,7 @@ impl ViewBridge {
         params: &Value,
         services: &dyn ViewServices,
         effects: &mut Vec<ViewEffect>,
+        now: Instant,
     ) -> Result<Value, RpcError> {
         match method {
             "ui/initialize" => Ok(self.initialize_result(params)),
@@ -504,23 +517,7 @@ impl ViewBridge {
                     })?;
                 services.read_resource(uri).await.map_err(declined)
             }
-            "ui/open-link" => {
-                let url = params
-                    .get("url")
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| RpcError {
-                        code: INVALID_PARAMS,
-                        message: "ui/open-link needs a url".into(),
-                    })?;
-                if services.open_link(url).await {
-                    Ok(json!({}))
-                } else {
-                    Err(RpcError {
-                        code: DECLINED,
-                        message: "Link opening denied by user".into(),
-                    })
-                }
-            }
+            "ui/open-link" => self.open_link(params, services, now).await,
             "ui/message" => {
                 let text = texts(params.get("content"));
                 if text.is_empty() {
@@ -547,7 +544,7 @@ impl ViewBridge {
                 });
                 Ok(json!({}))
             }
-            "ui/download-file" => download::download(params, services, effects).await,
+            "ui/download-file" => self.download_file(params, services, effects, now).await,
             "ui/request-display-mode" => Ok(json!({"mode": "inline"})),
             _ => Err(RpcError {
                 code: METHOD_NOT_FOUND,

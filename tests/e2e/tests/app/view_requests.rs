@@ -1,6 +1,6 @@
 //! What a view asks of the app around it, in the real window, with the apps fixture's view (`window.ask` sends any
-//! request from inside it): what it tells the model becomes a chip in the composer that the user may remove and that
-//! goes with the next message; a `javascript:` or `file:` link is refused without a card and never reaches the
+//! request from inside it): a message it suggests never replaces the user's words; what it tells the model becomes a
+//! chip in the composer that the user may remove and that goes with the next message; a `javascript:` or `file:` link is refused without a card and never reaches the
 //! browser; a file it offers goes only through the native save dialog; closing it asks it to let go first; and a view
 //! that cannot be shown is told in the activity log.
 
@@ -52,6 +52,23 @@ async fn what_a_view_tells_the_model_is_a_removable_chip_that_goes_with_the_next
     with_launch(Launch::config(config).home(&home), async |app| {
         chat_until_the_calls_view_starts(app, "apps", "clock", "What time is it?").await?;
         app.wait_gone(Locator::Css(&testid("chat-stop")), UI).await?;
+
+        // A message the view suggests never replaces words the user wrote: it waits beside them until taken.
+        app.fill(Locator::Css(&testid("chat-input")), "my own words", UI).await?;
+        let suggestion = r#"{role: "user", content: [{type: "text", text: "Suggested words"}]}"#;
+        ask(app, "ui/message", suggestion).await?;
+        // Read from its title: WebKit's WebDriver leaves text cut by `overflow: hidden` out of an element's text.
+        app.wait_until("the suggestion beside the user's words", UI, async || {
+            let shown = app.attr(Locator::Css(&testid("chat-suggestion-text")), "title").await?;
+            Ok((shown.as_deref() == Some("Suggested words")).then_some(()))
+        })
+        .await?;
+        let typed = app.wait_for(Locator::Css(&testid("chat-input")), UI).await?.prop("value").await?;
+        check(typed.as_deref() == Some("my own words"), format!("the draft became {typed:?}"))?;
+        app.click(Locator::Css(&testid("chat-suggestion-use")), UI).await?;
+        let taken = app.wait_for(Locator::Css(&testid("chat-input")), UI).await?.prop("value").await?;
+        check(taken.as_deref() == Some("Suggested words"), format!("the draft became {taken:?}"))?;
+        app.wait_gone(Locator::Css(&testid("chat-suggestion")), UI).await?;
 
         // The view's context: a chip, replaced by the view's next one, removable.
         let context = |text: &str| format!(r#"{{content: [{{type: "text", text: {text:?}}}]}}"#);

@@ -321,6 +321,8 @@ async fn a_link_is_opened_only_with_consent_and_a_refusal_is_the_specs_error() {
         open: true,
         ..Fake::default()
     };
+    // Another view: this one's links are declined without asking for a while after a refusal.
+    let mut view = bridge();
     let opened = view
         .handle(
             &request(2, "ui/open-link", json!({"url": "https://example.com/"})),
@@ -492,11 +494,13 @@ async fn a_declined_save_is_an_error_result_and_a_malformed_offer_saves_nothing(
     assert_eq!(result(&declined), json!({"isError": true}));
     assert!(declined.effects.is_empty());
 
-    let too_many: Vec<Value> = (0..=download::MAX_FILES)
+    // Another view: this one's offers are declined without asking for a while after a refusal.
+    let mut view = bridge();
+    let too_many: Vec<Value> = (0..=consent::MAX_FILES)
         .map(|i| json!({"type": "resource", "resource": {"uri": format!("{i}.txt"), "text": "x"}}))
         .collect();
     let huge =
-        base64::engine::general_purpose::STANDARD.encode(vec![0u8; download::MAX_FILE_BYTES + 1]);
+        base64::engine::general_purpose::STANDARD.encode(vec![0u8; consent::MAX_FILE_BYTES + 1]);
     for (id, contents) in [
         (2, json!([])),
         (3, Value::Array(too_many)),
@@ -520,4 +524,53 @@ async fn a_declined_save_is_an_error_result_and_a_malformed_offer_saves_nothing(
         1,
         "only the declined one reached the dialog"
     );
+}
+
+#[tokio::test]
+async fn after_the_user_declines_a_link_or_a_file_the_view_is_declined_without_asking_for_a_while()
+{
+    let fake = Fake::default();
+    let mut view = bridge();
+    let now = Instant::now();
+    let link = |id| request(id, "ui/open-link", json!({"url": "https://example.com/"}));
+    let file = |id| {
+        download(
+            id,
+            json!([{"type": "resource", "resource": {"uri": "a.txt", "text": "x"}}]),
+        )
+    };
+
+    // Declined once each: the user was asked.
+    assert_eq!(
+        error_of(&view.handle(&link(1), &fake, now).await).code,
+        DECLINED
+    );
+    assert_eq!(
+        result(&view.handle(&file(2), &fake, now).await),
+        json!({"isError": true})
+    );
+    assert_eq!(fake.links.lock().unwrap().len(), 1);
+    assert_eq!(fake.saved.lock().unwrap().len(), 1);
+
+    // Asked again at once, and again and again: declined the same way, and nobody is asked.
+    for id in 3..8 {
+        let again = Instant::now();
+        assert_eq!(
+            error_of(&view.handle(&link(id), &fake, again).await).message,
+            "Link opening denied by user"
+        );
+        assert_eq!(
+            result(&view.handle(&file(id + 10), &fake, again).await),
+            json!({"isError": true})
+        );
+    }
+    assert_eq!(fake.links.lock().unwrap().len(), 1);
+    assert_eq!(fake.saved.lock().unwrap().len(), 1);
+
+    // Once the quiet time is over, the user is asked again.
+    let later = Instant::now() + DECLINED_QUIET + Duration::from_secs(1);
+    view.handle(&link(20), &fake, later).await;
+    view.handle(&file(21), &fake, later).await;
+    assert_eq!(fake.links.lock().unwrap().len(), 2);
+    assert_eq!(fake.saved.lock().unwrap().len(), 2);
 }

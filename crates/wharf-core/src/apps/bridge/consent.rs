@@ -1,11 +1,19 @@
-//! `ui/download-file`: the files a view offers, each saved only where the user picks in the native save dialog. A
-//! file's bytes come with the request (an embedded resource) or through the view's own server (`resources/read` of a
-//! resource link), never from the network; its suggested name is cut down to what a file name may safely hold.
+//! What a view asks that needs the user's consent: a link opened in the system browser (through the URL consent
+//! card), and files saved (`ui/download-file`), each only where the user picks in the native save dialog. A file's
+//! bytes come with the request (an embedded resource) or through the view's own server (`resources/read` of a
+//! resource link), never from the network; its suggested name is cut down to what a file name may safely hold. A
+//! view the user just declined is declined without asking for a while, so that it cannot keep a card or a dialog in
+//! front of the user.
+
+use std::time::Instant;
 
 use base64::Engine as _;
 use serde_json::{json, Value};
 
-use super::{declined, RpcError, ViewEffect, ViewServices, INVALID_PARAMS};
+use super::{
+    declined, RpcError, ViewBridge, ViewEffect, ViewServices, DECLINED, DECLINED_QUIET,
+    INVALID_PARAMS,
+};
 use crate::display_text::one_line;
 use crate::fsutil::file_name_for;
 
@@ -13,6 +21,63 @@ use crate::fsutil::file_name_for;
 pub const MAX_FILES: usize = 8;
 /// The most bytes one offered file may hold.
 pub const MAX_FILE_BYTES: usize = 32 * 1024 * 1024;
+
+impl ViewBridge {
+    /// `ui/open-link`: opened only if the user agrees on the URL card (refused as the extension words it otherwise).
+    pub(super) async fn open_link(
+        &mut self,
+        params: &Value,
+        services: &dyn ViewServices,
+        now: Instant,
+    ) -> Result<Value, RpcError> {
+        let url = params
+            .get("url")
+            .and_then(Value::as_str)
+            .ok_or_else(|| invalid("ui/open-link needs a url"))?;
+        let denied = RpcError {
+            code: DECLINED,
+            message: "Link opening denied by user".into(),
+        };
+        if self.links_quiet_until.is_some_and(|until| now < until) {
+            return Err(denied);
+        }
+        if services.open_link(url).await {
+            Ok(json!({}))
+        } else {
+            // From when the user answered, not when the view asked.
+            self.links_quiet_until = Some(Instant::now() + DECLINED_QUIET);
+            Err(denied)
+        }
+    }
+
+    /// `ui/download-file`: `{}` when every file was saved, `isError` when the user declined one.
+    pub(super) async fn download_file(
+        &mut self,
+        params: &Value,
+        services: &dyn ViewServices,
+        effects: &mut Vec<ViewEffect>,
+        now: Instant,
+    ) -> Result<Value, RpcError> {
+        if self.downloads_quiet_until.is_some_and(|until| now < until) {
+            return Ok(json!({"isError": true}));
+        }
+        match download(params, services, effects).await? {
+            Downloaded::Saved => Ok(json!({})),
+            Downloaded::Declined => {
+                self.downloads_quiet_until = Some(Instant::now() + DECLINED_QUIET);
+                Ok(json!({"isError": true}))
+            }
+        }
+    }
+}
+
+/// How an offer ended when nothing went wrong.
+enum Downloaded {
+    /// Every file was saved.
+    Saved,
+    /// The user cancelled a save dialog: the files after it were not offered.
+    Declined,
+}
 
 /// One file a view offers.
 enum Offered {
@@ -29,13 +94,13 @@ fn invalid(message: impl Into<String>) -> RpcError {
     }
 }
 
-/// Saves each offered file where the user picks. A file the user declines ends the request with `isError`, as the
-/// extension asks; one that cannot be read or written is an error that says why.
-pub(super) async fn download(
+/// Saves each offered file where the user picks. A file the user declines ends the offer (the view is told with
+/// `isError`, as the extension asks); one that cannot be read or written is an error that says why.
+async fn download(
     params: &Value,
     services: &dyn ViewServices,
     effects: &mut Vec<ViewEffect>,
-) -> Result<Value, RpcError> {
+) -> Result<Downloaded, RpcError> {
     let items = params
         .get("contents")
         .and_then(Value::as_array)
@@ -58,10 +123,10 @@ pub(super) async fn download(
         let size = bytes.len() as u64;
         match services.save_file(&name, bytes).await.map_err(declined)? {
             Some(path) => effects.push(ViewEffect::Saved { path, bytes: size }),
-            None => return Ok(json!({"isError": true})),
+            None => return Ok(Downloaded::Declined),
         }
     }
-    Ok(json!({}))
+    Ok(Downloaded::Saved)
 }
 
 /// One item of `contents`: an embedded resource (`type: "resource"`) or a resource link (`type: "resource_link"`).
