@@ -6,7 +6,7 @@
 
 use super::elicitation::{recorded, recording_browser};
 use super::views::{
-    apps_fixture, chat_until_the_calls_view_starts, in_view, status_of, VIEW_READY,
+    apps_fixture, chat_until_the_calls_view_starts, close_after_it_lets_go, in_view, VIEW_READY,
 };
 use super::*;
 use wharf_e2e::{with_launch, Home, Launch};
@@ -24,6 +24,19 @@ async fn ask(app: &App, method: &str, params: &str) -> Result<Value> {
         .as_str()
         .and_then(|text| serde_json::from_str(text).ok())
         .ok_or_else(|| Error::Check(format!("{method}: no answer: {answer}")))
+}
+
+/// The scripted provider answering `script`, and a configuration with it and the apps fixture.
+async fn chat_on_the_apps_fixture(
+    home: &Home,
+    script: &Value,
+) -> Result<(provider::Provider, Value)> {
+    let provider = provider::Provider::start(home.path(), script).await?;
+    let config = json!({
+        "servers": {"apps": apps_fixture()},
+        "chat": {"provider": {"kind": "openai", "baseUrl": provider.base_url, "model": "scripted-model"}}
+    });
+    Ok((provider, config))
 }
 
 async fn chip_labels(app: &App) -> Result<Vec<String>> {
@@ -44,11 +57,7 @@ async fn what_a_view_tells_the_model_is_a_removable_chip_that_goes_with_the_next
         {"text": "It is noon."},
         {"text": "You are in CET."}
     ]});
-    let provider = provider::Provider::start(home.path(), &script).await?;
-    let config = json!({
-        "servers": {"apps": apps_fixture()},
-        "chat": {"provider": {"kind": "openai", "baseUrl": provider.base_url, "model": "scripted-model"}}
-    });
+    let (provider, config) = chat_on_the_apps_fixture(&home, &script).await?;
     with_launch(Launch::config(config).home(&home), async |app| {
         chat_until_the_calls_view_starts(app, "apps", "clock", "What time is it?").await?;
         app.wait_gone(Locator::Css(&testid("chat-stop")), UI).await?;
@@ -159,20 +168,7 @@ async fn a_view_opens_no_script_or_file_link_lets_go_when_closed_and_saves_only_
 
         // Closed: the view is asked to let go, answers, and only then is its frame removed and its pages no longer
         // served.
-        let proxy = app
-            .attr(Locator::Css(&testid("view-frame")), "src")
-            .await?
-            .ok_or_else(|| Error::Check("the frame has no src".into()))?;
-        app.click(Locator::Css(&testid("view-close")), UI).await?;
-        app.wait_for_text(
-            Locator::Css(&testid("view-ended")),
-            "The view of clock was closed after it let go.",
-            UI,
-        )
-        .await?;
-        check(app.count(Locator::Css(&testid("view-frame"))).await? == 0, "the frame stayed")?;
-        let status = status_of(&proxy).await;
-        check(status == Some(404), format!("a closed view is still served: {status:?}"))?;
+        close_after_it_lets_go(app, "clock").await?;
 
         // A file the view offers: the native save dialog, titled with who offers it; the webview downloads nothing.
         run().await?;
@@ -203,11 +199,7 @@ async fn a_calls_view_opens_when_the_call_returns_while_the_model_is_still_answe
         {"text": "Reading the clock.", "tool_calls": [{"id": "call_1", "name": "apps__clock", "arguments": {}}]},
         {"text": "", "hang": true}
     ]});
-    let provider = provider::Provider::start(home.path(), &script).await?;
-    let config = json!({
-        "servers": {"apps": apps_fixture()},
-        "chat": {"provider": {"kind": "openai", "baseUrl": provider.base_url, "model": "scripted-model"}}
-    });
+    let (_provider, config) = chat_on_the_apps_fixture(&home, &script).await?;
     with_launch(Launch::config(config).home(&home), async |app| {
         chat_until_the_calls_view_starts(app, "apps", "clock", "What time is it?").await?;
         // The turn is still running: its Stop button is there, and the call is no longer shown as running.

@@ -212,19 +212,7 @@ async fn an_example_view_renders_gets_its_result_and_calls_its_tool_through_the_
 
         // Closed: the SDK's view answers the teardown request, and only then is its frame removed and its pages
         // no longer served.
-        let proxy = app
-            .attr(Locator::Css(&testid("view-frame")), "src")
-            .await?
-            .ok_or_else(|| Error::Check("the frame has no src".into()))?;
-        app.click(Locator::Css(&testid("view-close")), UI).await?;
-        app.wait_for_text(
-            Locator::Css(&testid("view-ended")),
-            "The view of get-time was closed after it let go.",
-            UI,
-        )
-        .await?;
-        let status = status_of(&proxy).await;
-        check(status == Some(404), format!("a closed view is still served: {status:?}"))?;
+        close_after_it_lets_go(app, "get-time").await?;
         Ok(())
     })
     .await
@@ -311,6 +299,31 @@ async fn a_view_cannot_reach_the_app_tauri_another_origin_or_leave() -> Result<(
         Ok(())
     })
     .await
+}
+
+/// Closes the one view shown: it must answer the teardown request before its frame goes, and then its pages must no
+/// longer be served.
+pub(super) async fn close_after_it_lets_go(app: &App, tool: &str) -> Result<()> {
+    let proxy = app
+        .attr(Locator::Css(&testid("view-frame")), "src")
+        .await?
+        .ok_or_else(|| Error::Check("the frame has no src".into()))?;
+    app.click(Locator::Css(&testid("view-close")), UI).await?;
+    app.wait_for_text(
+        Locator::Css(&testid("view-ended")),
+        &format!("The view of {tool} was closed after it let go."),
+        UI,
+    )
+    .await?;
+    check(
+        app.count(Locator::Css(&testid("view-frame"))).await? == 0,
+        "the frame stayed",
+    )?;
+    let status = status_of(&proxy).await;
+    check(
+        status == Some(404),
+        format!("a closed view is still served: {status:?}"),
+    )
 }
 
 /// A loopback page that answers every request (a navigation target that loads when nothing stops it), and how many
